@@ -1,0 +1,297 @@
+"""Dispatch of callback events to handlers, with run ids and parent run ids.
+
+`configure()` returns None when no handler is attached, so callers skip all callback work on the
+hot path with one `is None` test. Events are fired with `RunManager.fire(name, ...)`; on the
+async path `afire` awaits coroutine hooks. Both share one dispatcher, `_dispatch`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import threading
+import uuid
+from collections.abc import Awaitable, Iterable
+from typing import Any
+
+from actloop.callbacks import BaseCallbackHandler, StdOutCallbackHandler
+
+__all__ = ["CallbackManager", "RunManager", "configure", "new_run_id"]
+
+logger = logging.getLogger("actloop.callbacks")
+
+_IGNORE_FLAG = {
+    "on_chain_start": "ignore_chain",
+    "on_chain_end": "ignore_chain",
+    "on_chain_error": "ignore_chain",
+    "on_agent_action": "ignore_agent",
+    "on_agent_finish": "ignore_agent",
+    "on_llm_start": "ignore_llm",
+    "on_llm_new_token": "ignore_llm",
+    "on_llm_end": "ignore_llm",
+    "on_llm_error": "ignore_llm",
+    "on_chat_model_start": "ignore_chat_model",
+}
+
+
+def new_run_id() -> uuid.UUID:
+    """A fresh run id."""
+    return uuid.uuid4()
+
+
+def _dispatch(
+    handlers: Iterable[BaseCallbackHandler], event: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> list[Awaitable[Any]]:
+    """Call `event` on every handler in order; return the coroutines of async hooks, not awaited."""
+    pending: list[Awaitable[Any]] = []
+    flag = _IGNORE_FLAG.get(event)
+    for handler in handlers:
+        if flag is not None and getattr(handler, flag, False):
+            continue
+        method = getattr(handler, event, None)
+        if method is None:
+            continue  # private events (e.g. "_on_stream") reach only the handlers that define them
+        try:
+            result = method(*args, **kwargs)
+        except Exception as exc:
+            _handler_failed(handler, event, exc)
+            continue
+        if inspect.isawaitable(result):
+            pending.append(_guarded(handler, event, result))
+    return pending
+
+
+async def _guarded(handler: BaseCallbackHandler, event: str, awaitable: Awaitable[Any]) -> None:
+    try:
+        await awaitable
+    except Exception as exc:
+        _handler_failed(handler, event, exc)
+
+
+def _handler_failed(handler: BaseCallbackHandler, event: str, exc: Exception) -> None:
+    if getattr(handler, "raise_error", False):
+        raise exc
+    logger.warning("Error in %s.%s callback: %r", type(handler).__name__, event, exc)
+
+
+def _run_sync(pending: list[Awaitable[Any]]) -> None:
+    """Run async hooks to completion from sync code (in a helper thread if a loop is running here)."""
+
+    async def _all() -> None:
+        for awaitable in pending:
+            await awaitable
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(_all())
+        return
+    worker = threading.Thread(target=lambda: asyncio.run(_all()), daemon=True)
+    worker.start()
+    worker.join()
+
+
+class CallbackManager:
+    """The handlers, tags and metadata a run starts with; `on_*_start` opens a child run."""
+
+    __slots__ = ("handlers", "inheritable_handlers", "local_tags", "metadata", "parent_run_id", "tags")
+
+    def __init__(
+        self,
+        handlers: list[BaseCallbackHandler],
+        inheritable_handlers: list[BaseCallbackHandler] | None = None,
+        parent_run_id: uuid.UUID | None = None,
+        *,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        local_tags: list[str] | None = None,
+    ) -> None:
+        self.handlers = handlers
+        self.inheritable_handlers = handlers if inheritable_handlers is None else inheritable_handlers
+        self.parent_run_id = parent_run_id
+        self.tags = tags or []
+        """Tags inherited by every run below."""
+        self.local_tags = local_tags or []
+        """Tags of the next run only (e.g. `seq:step:1`)."""
+        self.metadata = metadata or {}
+
+    def merged_with(self, other: Any) -> CallbackManager:
+        """A manager with `other`'s handlers (a list or a manager) added."""
+        extra = list(other.handlers if isinstance(other, CallbackManager) else other)
+        return CallbackManager(
+            [*self.handlers, *extra],
+            [*self.inheritable_handlers, *extra],
+            self.parent_run_id,
+            tags=self.tags,
+            metadata=self.metadata,
+            local_tags=self.local_tags,
+        )
+
+    def tagged(self, tag: str) -> CallbackManager:
+        """This manager with `tag` on the next run only."""
+        return CallbackManager(
+            self.handlers,
+            self.inheritable_handlers,
+            self.parent_run_id,
+            tags=self.tags,
+            metadata=self.metadata,
+            local_tags=[tag],
+        )
+
+    def start(
+        self,
+        event: str,
+        serialized: Any,
+        payload: Any,
+        *,
+        run_id: uuid.UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> RunManager:
+        """Open a run: fire `event` (e.g. "on_chain_start") and return its RunManager."""
+        run = self._open(run_id, tags, metadata)
+        run.pending = _dispatch(self.handlers, event, (serialized, payload), run.start_kwargs(kwargs))
+        return run
+
+    def _open(
+        self, run_id: uuid.UUID | None, tags: list[str] | None, metadata: dict[str, Any] | None
+    ) -> RunManager:
+        inheritable = list(dict.fromkeys([*self.tags, *tags])) if tags else self.tags
+        shown = list(dict.fromkeys([*self.local_tags, *inheritable])) if self.local_tags else inheritable
+        all_meta = {**self.metadata, **metadata} if metadata else self.metadata
+        return RunManager(
+            run_id or uuid.uuid4(),
+            self.parent_run_id,
+            self.handlers,
+            self.inheritable_handlers,
+            shown,
+            all_meta,
+            inheritable,
+        )
+
+
+class RunManager:
+    """One open run: fires its events with its run id and gives children their manager."""
+
+    __slots__ = (
+        "handlers",
+        "inheritable_handlers",
+        "inheritable_tags",
+        "metadata",
+        "parent_run_id",
+        "pending",
+        "run_id",
+        "tags",
+    )
+
+    def __init__(
+        self,
+        run_id: uuid.UUID,
+        parent_run_id: uuid.UUID | None,
+        handlers: list[BaseCallbackHandler],
+        inheritable_handlers: list[BaseCallbackHandler],
+        tags: list[str],
+        metadata: dict[str, Any],
+        inheritable_tags: list[str] | None = None,
+    ) -> None:
+        self.run_id = run_id
+        self.parent_run_id = parent_run_id
+        self.handlers = handlers
+        self.inheritable_handlers = inheritable_handlers
+        self.tags = tags
+        self.inheritable_tags = tags if inheritable_tags is None else inheritable_tags
+        self.metadata = metadata
+        self.pending: list[Awaitable[Any]] = []
+
+    def start_kwargs(self, extra: dict[str, Any]) -> dict[str, Any]:
+        """Keyword arguments of a start event."""
+        return {
+            "run_id": self.run_id,
+            "parent_run_id": self.parent_run_id,
+            "tags": self.tags,
+            "metadata": self.metadata,
+            **extra,
+        }
+
+    def fire(self, event: str, *args: Any, **kwargs: Any) -> None:
+        """Fire `event` on the sync path; coroutine hooks are run to completion."""
+        pending = self.take_pending()
+        pending += _dispatch(self.handlers, event, args, self._kwargs(kwargs))
+        if pending:
+            _run_sync(pending)
+
+    async def afire(self, event: str, *args: Any, **kwargs: Any) -> None:
+        """Fire `event` on the async path; coroutine hooks are awaited in order."""
+        pending = self.take_pending()
+        pending += _dispatch(self.handlers, event, args, self._kwargs(kwargs))
+        for awaitable in pending:
+            await awaitable
+
+    def flush(self) -> None:
+        """Run the start event's coroutine hooks (sync path)."""
+        pending = self.take_pending()
+        if pending:
+            _run_sync(pending)
+
+    async def aflush(self) -> None:
+        """Await the start event's coroutine hooks (async path)."""
+        for awaitable in self.take_pending():
+            await awaitable
+
+    def take_pending(self) -> list[Awaitable[Any]]:
+        """Hand over the hooks not yet run."""
+        pending, self.pending = self.pending, []
+        return pending
+
+    def _kwargs(self, extra: dict[str, Any]) -> dict[str, Any]:
+        return {"run_id": self.run_id, "parent_run_id": self.parent_run_id, "tags": self.tags, **extra}
+
+    def get_child(self, tag: str | None = None) -> CallbackManager:
+        """The manager for runs started inside this one."""
+        return CallbackManager(
+            self.inheritable_handlers,
+            self.inheritable_handlers,
+            self.run_id,
+            tags=self.inheritable_tags,
+            metadata=self.metadata,
+            local_tags=[tag] if tag else None,
+        )
+
+
+def configure(
+    callbacks: Any,
+    local_callbacks: Any = None,
+    *,
+    verbose: bool = False,
+    tags: list[str] | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> CallbackManager | None:
+    """The manager for a run from config callbacks (inherited) and constructor callbacks (local).
+
+    Returns None when no handler is attached: callers then skip all callback work.
+    """
+    if callbacks is None and not local_callbacks and not verbose:
+        return None
+    local_tags: list[str] | None = None
+    if isinstance(callbacks, CallbackManager):
+        inherited = callbacks.inheritable_handlers
+        parent, base_tags, base_meta = callbacks.parent_run_id, callbacks.tags, callbacks.metadata
+        local_tags = callbacks.local_tags
+    else:
+        inherited = list(callbacks or ())
+        parent, base_tags, base_meta = None, [], {}
+    local = list(local_callbacks or ())
+    if verbose and not any(isinstance(h, StdOutCallbackHandler) for h in [*inherited, *local]):
+        local.append(StdOutCallbackHandler())
+    if not inherited and not local:
+        return None
+    return CallbackManager(
+        [*inherited, *local],
+        inherited,
+        parent,
+        tags=list(dict.fromkeys([*base_tags, *(tags or ())])),
+        metadata={**base_meta, **(metadata or {})},
+        local_tags=local_tags,
+    )

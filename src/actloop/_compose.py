@@ -1,0 +1,298 @@
+"""Composition: sequences (`a | b`), parallel maps (dicts), lambdas and passthroughs."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import typing
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from actloop._callback_manager import CallbackManager
+from actloop._config import RunnableConfig
+from actloop._runnable import Input, Output, Runnable, add_chunks, coerce_to_runnable
+
+__all__ = [
+    "AddableDict",
+    "RunnableAssign",
+    "RunnableLambda",
+    "RunnableParallel",
+    "RunnablePassthrough",
+    "RunnableSequence",
+]
+
+
+class AddableDict(dict[str, Any]):
+    """A dict whose `+` merges keys, adding the values of keys present in both."""
+
+    def __add__(self, other: Mapping[str, Any]) -> AddableDict:
+        out = AddableDict(self)
+        for key, value in other.items():
+            if key in out and out[key] is not None and value is not None:
+                try:
+                    out[key] = out[key] + value
+                except TypeError:
+                    out[key] = value
+            else:
+                out[key] = value
+        return out
+
+    def __radd__(self, other: Mapping[str, Any]) -> AddableDict:
+        return AddableDict(other) + self
+
+
+def _tagged(config: RunnableConfig, tag: str) -> RunnableConfig:
+    """Config for a child whose run gets `tag` (e.g. `seq:step:2`) when handlers listen."""
+    callbacks = config.get("callbacks")
+    if isinstance(callbacks, CallbackManager):
+        return {**config, "callbacks": callbacks.tagged(tag)}
+    return config
+
+
+class RunnableSequence(Runnable[Any, Any]):
+    """Steps run one after another, each getting the previous output; streams through all steps."""
+
+    def __init__(self, *steps: Runnable[Any, Any], name: str | None = None) -> None:
+        flat: list[Runnable[Any, Any]] = []
+        for step in steps:
+            flat.extend(step.steps if isinstance(step, RunnableSequence) else [step])
+        if len(flat) < 2:
+            raise ValueError(f"RunnableSequence needs at least 2 steps, got {len(flat)}")
+        self.steps = flat
+        self.name = name
+
+    @property
+    def first(self) -> Runnable[Any, Any]:
+        """The first step."""
+        return self.steps[0]
+
+    @property
+    def last(self) -> Runnable[Any, Any]:
+        """The last step."""
+        return self.steps[-1]
+
+    @property
+    def InputType(self) -> Any:  # noqa: N802
+        return self.steps[0].InputType
+
+    @property
+    def OutputType(self) -> Any:  # noqa: N802
+        return self.steps[-1].OutputType
+
+    def _invoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> Any:
+        for i, step in enumerate(self.steps, 1):
+            input = step.invoke(input, _tagged(config, f"seq:step:{i}"))
+        return input
+
+    async def _ainvoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> Any:
+        for i, step in enumerate(self.steps, 1):
+            input = await step.ainvoke(input, _tagged(config, f"seq:step:{i}"))
+        return input
+
+    def _stream(self, input: Any, config: RunnableConfig, **kwargs: Any) -> Iterator[Any]:
+        return self._transform(iter((input,)), config)
+
+    def _astream(self, input: Any, config: RunnableConfig, **kwargs: Any) -> AsyncIterator[Any]:
+        return self._atransform(_aiter_one(input), config)
+
+    def _transform(self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any) -> Iterator[Any]:
+        for i, step in enumerate(self.steps, 1):
+            chunks = step.transform(chunks, _tagged(config, f"seq:step:{i}"))
+        return chunks
+
+    def _atransform(
+        self, chunks: AsyncIterator[Any], config: RunnableConfig, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        for i, step in enumerate(self.steps, 1):
+            chunks = step.atransform(chunks, _tagged(config, f"seq:step:{i}"))
+        return chunks
+
+    def __repr__(self) -> str:
+        return " | ".join(repr(s) for s in self.steps)
+
+
+async def _aiter_one(item: Any) -> AsyncIterator[Any]:
+    yield item
+
+
+class RunnableParallel(Runnable[Any, dict[str, Any]]):
+    """Runs each value on the same input and returns a dict of their outputs."""
+
+    def __init__(self, steps: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+        self.steps__ = {k: coerce_to_runnable(v) for k, v in {**(steps or {}), **kwargs}.items()}
+
+    def get_name(self) -> str:
+        return self.name or f"RunnableParallel<{','.join(self.steps__)}>"
+
+    @property
+    def OutputType(self) -> Any:  # noqa: N802
+        return dict[str, Any]
+
+    def _invoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> dict[str, Any]:
+        items = list(self.steps__.items())
+        if len(items) == 1:
+            key, step = items[0]
+            return {key: step.invoke(input, _tagged(config, f"map:key:{key}"))}
+        with ThreadPoolExecutor(max_workers=config.get("max_concurrency") or len(items)) as pool:
+            futures = {
+                key: pool.submit(step.invoke, input, _tagged(config, f"map:key:{key}"))
+                for key, step in items
+            }
+            return {key: fut.result() for key, fut in futures.items()}
+
+    async def _ainvoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> dict[str, Any]:
+        keys = list(self.steps__)
+        results = await asyncio.gather(
+            *(self.steps__[k].ainvoke(input, _tagged(config, f"map:key:{k}")) for k in keys)
+        )
+        return dict(zip(keys, results))
+
+    def _stream(self, input: Any, config: RunnableConfig, **kwargs: Any) -> Iterator[Any]:
+        for key, step in self.steps__.items():
+            for chunk in step.stream(input, _tagged(config, f"map:key:{key}")):
+                yield AddableDict({key: chunk})
+
+    async def _astream(
+        self, input: Any, config: RunnableConfig, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        for key, step in self.steps__.items():
+            async for chunk in step.astream(input, _tagged(config, f"map:key:{key}")):
+                yield AddableDict({key: chunk})
+
+    def __repr__(self) -> str:
+        return f"{{{', '.join(f'{k}: {v!r}' for k, v in self.steps__.items())}}}"
+
+
+def _wants_config(func: Callable[..., Any]) -> bool:
+    try:
+        return "config" in inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class RunnableLambda(Runnable[Input, Output]):
+    """Wraps a sync or async function; `OutputType` comes from its return annotation."""
+
+    def __init__(
+        self, func: Callable[..., Any], afunc: Callable[..., Awaitable[Any]] | None = None,
+        name: str | None = None,
+    ) -> None:
+        if inspect.iscoroutinefunction(func):
+            afunc, func = func, None  # type: ignore[assignment]
+        self.func: Callable[..., Any] | None = func
+        self.afunc = afunc
+        target = func or afunc
+        self.name = name or getattr(target, "__name__", None)
+        if self.name == "<lambda>":
+            self.name = None
+        self._config_arg = _wants_config(target)  # type: ignore[arg-type]
+
+    @property
+    def InputType(self) -> Any:  # noqa: N802
+        target = self.func or self.afunc
+        try:
+            first = next(iter(inspect.signature(target).parameters), None)  # type: ignore[arg-type]
+            return typing.get_type_hints(target).get(first, Any) if first else Any
+        except Exception:
+            return Any
+
+    @property
+    def OutputType(self) -> Any:  # noqa: N802
+        target = self.func or self.afunc
+        try:
+            return typing.get_type_hints(target).get("return", Any)
+        except Exception:
+            return Any
+
+    def get_name(self) -> str:
+        return self.name or "RunnableLambda"
+
+    def _call(self, func: Callable[..., Any], input: Any, config: RunnableConfig) -> Any:
+        return func(input, config=config) if self._config_arg else func(input)
+
+    def _invoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> Any:
+        if self.func is None:
+            raise TypeError(
+                f"RunnableLambda {self.get_name()!r} wraps an async function; use ainvoke/astream"
+            )
+        out = self._call(self.func, input, config)
+        return out.invoke(input, config) if isinstance(out, Runnable) else out
+
+    async def _ainvoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> Any:
+        out = await self._call(self.afunc, input, config) if self.afunc else self._call(
+            self.func, input, config  # type: ignore[arg-type]
+        )
+        return await out.ainvoke(input, config) if isinstance(out, Runnable) else out
+
+    def __repr__(self) -> str:
+        return f"RunnableLambda({self.get_name()})"
+
+
+class RunnablePassthrough(Runnable[Any, Any]):
+    """Returns its input unchanged (optionally calling `func` on it); `.assign` adds keys."""
+
+    def __init__(self, func: Callable[[Any], Any] | None = None) -> None:
+        self.func = func
+
+    @classmethod
+    def assign(cls, **kwargs: Any) -> RunnableAssign:
+        """A runnable that returns the input dict with these keys added (computed from the input)."""
+        return RunnableAssign(RunnableParallel(kwargs))
+
+    def _invoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> Any:
+        if self.func is not None:
+            self.func(input)
+        return input
+
+    async def _ainvoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> Any:
+        return self._invoke(input, config)
+
+    def _transform(self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any) -> Iterator[Any]:
+        final: Any = None
+        for chunk in chunks:
+            final = add_chunks(final, chunk)
+            yield chunk
+        if self.func is not None:
+            self.func(final)
+
+    async def _atransform(
+        self, chunks: AsyncIterator[Any], config: RunnableConfig, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        final: Any = None
+        async for chunk in chunks:
+            final = add_chunks(final, chunk)
+            yield chunk
+        if self.func is not None:
+            self.func(final)
+
+
+class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
+    """Returns the input dict plus the outputs of a RunnableParallel run on it."""
+
+    def __init__(self, mapper: RunnableParallel) -> None:
+        self.mapper = mapper
+
+    def get_name(self) -> str:
+        return self.name or f"RunnableAssign<{','.join(self.mapper.steps__)}>"
+
+    @property
+    def OutputType(self) -> Any:  # noqa: N802
+        return dict[str, Any]
+
+    def _invoke(self, input: dict[str, Any], config: RunnableConfig, **kwargs: Any) -> dict[str, Any]:
+        _require_dict(input)
+        return {**input, **self.mapper.invoke(input, _tagged(config, "mapper:step:1"))}
+
+    async def _ainvoke(
+        self, input: dict[str, Any], config: RunnableConfig, **kwargs: Any
+    ) -> dict[str, Any]:
+        _require_dict(input)
+        return {**input, **await self.mapper.ainvoke(input, _tagged(config, "mapper:step:1"))}
+
+
+def _require_dict(input: Any) -> None:
+    if not isinstance(input, dict):
+        raise TypeError(
+            f"RunnablePassthrough.assign expects a dict input, got {type(input).__name__}"
+        )

@@ -1,0 +1,383 @@
+"""The Runnable base: invoke/stream/batch and their async twins, with callbacks kept off the hot path.
+
+Subclasses implement `_invoke`/`_ainvoke` and, when they can stream, `_stream`/`_astream`; a subclass
+that consumes its input as a stream implements `_transform`/`_atransform`. The public methods add
+the run's callbacks only when a handler is attached (`configure` returns None otherwise).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Generic, TypeVar
+
+from actloop._callback_manager import RunManager, configure
+from actloop._config import RunnableConfig, child_config, ensure_config, merge_configs
+
+__all__ = ["Runnable", "RunnableBinding", "add_chunks", "coerce_to_runnable"]
+
+Input = TypeVar("Input")
+Output = TypeVar("Output")
+Other = TypeVar("Other")
+
+
+def add_chunks(acc: Any, chunk: Any) -> Any:
+    """`acc + chunk` when the chunks can be added, else the newest chunk (LangChain's rule)."""
+    if acc is None:
+        return chunk
+    try:
+        return acc + chunk
+    except TypeError:
+        return chunk
+
+
+def _run_manager(runnable: Runnable[Any, Any], config: RunnableConfig, payload: Any) -> RunManager | None:
+    """Open a chain run for `runnable` if any handler listens, else None."""
+    callbacks = config.get("callbacks")
+    if callbacks is None:
+        return None
+    cm = configure(callbacks, tags=config.get("tags"), metadata=config.get("metadata"))
+    if cm is None:
+        return None
+    return cm.start(
+        "on_chain_start",
+        None,
+        payload,
+        run_id=config.get("run_id"),
+        name=config.get("run_name") or runnable.get_name(),
+    )
+
+
+class Runnable(Generic[Input, Output]):
+    """A unit of work with invoke, stream and batch, sync and async, composable with `|`."""
+
+    name: str | None = None
+
+    def get_name(self) -> str:
+        """The name runs and events are reported under."""
+        return self.name or type(self).__name__
+
+    @property
+    def InputType(self) -> Any:  # noqa: N802 - LangChain's name
+        """The type this runnable accepts."""
+        return Any
+
+    @property
+    def OutputType(self) -> Any:  # noqa: N802 - LangChain's name
+        """The type this runnable returns."""
+        return Any
+
+    # -- what subclasses implement -------------------------------------------------------------
+
+    def _invoke(self, input: Input, config: RunnableConfig, **kwargs: Any) -> Output:
+        raise NotImplementedError(f"{type(self).__name__} does not implement invoke")
+
+    async def _ainvoke(self, input: Input, config: RunnableConfig, **kwargs: Any) -> Output:
+        raise NotImplementedError(f"{type(self).__name__} does not implement ainvoke")
+
+    def _stream(self, input: Input, config: RunnableConfig, **kwargs: Any) -> Iterator[Output]:
+        yield self._invoke(input, config, **kwargs)
+
+    async def _astream(
+        self, input: Input, config: RunnableConfig, **kwargs: Any
+    ) -> AsyncIterator[Output]:
+        yield await self._ainvoke(input, config, **kwargs)
+
+    def _transform(
+        self, chunks: Iterator[Input], config: RunnableConfig, **kwargs: Any
+    ) -> Iterator[Output]:
+        final: Any = None
+        for chunk in chunks:
+            final = add_chunks(final, chunk)
+        yield from self._stream(final, config, **kwargs)
+
+    async def _atransform(
+        self, chunks: AsyncIterator[Input], config: RunnableConfig, **kwargs: Any
+    ) -> AsyncIterator[Output]:
+        final: Any = None
+        async for chunk in chunks:
+            final = add_chunks(final, chunk)
+        async for out in self._astream(final, config, **kwargs):
+            yield out
+
+    # -- public API ----------------------------------------------------------------------------
+
+    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Run on one input."""
+        config = ensure_config(config)
+        run = _run_manager(self, config, input)
+        if run is None:
+            return self._invoke(input, config, **kwargs)
+        run.flush()
+        try:
+            output = self._invoke(input, child_config(config, run.get_child()), **kwargs)
+        except BaseException as exc:
+            run.fire("on_chain_error", exc)
+            raise
+        run.fire("on_chain_end", output)
+        return output
+
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Output:
+        """Run on one input (async)."""
+        config = ensure_config(config)
+        run = _run_manager(self, config, input)
+        if run is None:
+            return await self._ainvoke(input, config, **kwargs)
+        await run.aflush()
+        try:
+            output = await self._ainvoke(input, child_config(config, run.get_child()), **kwargs)
+        except BaseException as exc:
+            await run.afire("on_chain_error", exc)
+            raise
+        await run.afire("on_chain_end", output)
+        return output
+
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
+        """Run on one input, yielding output chunks as they are produced."""
+        config = ensure_config(config)
+        return self._traced(self._stream, input, config, input, kwargs)
+
+    async def astream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
+        """Run on one input, yielding output chunks as they are produced (async)."""
+        config = ensure_config(config)
+        async for chunk in self._atraced(self._astream, input, config, input, kwargs):
+            yield chunk
+
+    def transform(
+        self, chunks: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
+        """Run on an input that arrives in chunks, yielding output chunks."""
+        config = ensure_config(config)
+        return self._traced(self._transform, chunks, config, {"input": ""}, kwargs)
+
+    async def atransform(
+        self, chunks: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
+        """Run on an input that arrives in chunks, yielding output chunks (async)."""
+        config = ensure_config(config)
+        async for chunk in self._atraced(self._atransform, chunks, config, {"input": ""}, kwargs):
+            yield chunk
+
+    def _traced(
+        self, body: Callable[..., Iterator[Output]], arg: Any, config: RunnableConfig, payload: Any,
+        kwargs: dict[str, Any],
+    ) -> Iterator[Output]:
+        run = _run_manager(self, config, payload)
+        if run is None:
+            yield from body(arg, config, **kwargs)
+            return
+        run.flush()
+        final: Any = None
+        try:
+            for chunk in body(arg, child_config(config, run.get_child()), **kwargs):
+                run.fire("_on_stream", chunk)
+                final = add_chunks(final, chunk)
+                yield chunk
+        except BaseException as exc:
+            run.fire("on_chain_error", exc)
+            raise
+        run.fire("on_chain_end", final)
+
+    async def _atraced(
+        self, body: Callable[..., AsyncIterator[Output]], arg: Any, config: RunnableConfig,
+        payload: Any, kwargs: dict[str, Any],
+    ) -> AsyncIterator[Output]:
+        run = _run_manager(self, config, payload)
+        if run is None:
+            async for chunk in body(arg, config, **kwargs):
+                yield chunk
+            return
+        await run.aflush()
+        final: Any = None
+        try:
+            async for chunk in body(arg, child_config(config, run.get_child()), **kwargs):
+                await run.afire("_on_stream", chunk)
+                final = add_chunks(final, chunk)
+                yield chunk
+        except BaseException as exc:
+            await run.afire("on_chain_error", exc)
+            raise
+        await run.afire("on_chain_end", final)
+
+    def batch(
+        self, inputs: list[Input], config: RunnableConfig | list[RunnableConfig] | None = None,
+        *, return_exceptions: bool = False, **kwargs: Any,
+    ) -> list[Output]:
+        """Run on many inputs in a thread pool bounded by `max_concurrency`; results in order."""
+        configs = _configs_for(config, len(inputs))
+        if not inputs:
+            return []
+
+        def one(pair: tuple[Input, RunnableConfig]) -> Any:
+            try:
+                return self.invoke(pair[0], pair[1], **kwargs)
+            except Exception as exc:
+                if return_exceptions:
+                    return exc
+                raise
+
+        if len(inputs) == 1:
+            return [one((inputs[0], configs[0]))]
+        workers = configs[0].get("max_concurrency") or min(len(inputs), 32)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(one, zip(inputs, configs)))
+
+    async def abatch(
+        self, inputs: list[Input], config: RunnableConfig | list[RunnableConfig] | None = None,
+        *, return_exceptions: bool = False, **kwargs: Any,
+    ) -> list[Output]:
+        """Run on many inputs concurrently, at most `max_concurrency` at a time; results in order."""
+        configs = _configs_for(config, len(inputs))
+        limit = configs[0].get("max_concurrency") if configs else None
+        semaphore = asyncio.Semaphore(limit) if limit else None
+
+        async def one(item: Input, cfg: RunnableConfig) -> Any:
+            try:
+                if semaphore is None:
+                    return await self.ainvoke(item, cfg, **kwargs)
+                async with semaphore:
+                    return await self.ainvoke(item, cfg, **kwargs)
+            except Exception as exc:
+                if return_exceptions:
+                    return exc
+                raise
+
+        return list(await asyncio.gather(*(one(i, c) for i, c in zip(inputs, configs))))
+
+    def astream_events(
+        self, input: Input, config: RunnableConfig | None = None, *, version: str = "v2",
+        **kwargs: Any,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Yield LangChain-style events (`on_chain_start`, `on_chat_model_stream`, ...) of a run."""
+        from actloop._events import astream_events
+
+        return astream_events(self, input, config, version=version, **kwargs)
+
+    # -- composition ---------------------------------------------------------------------------
+
+    def __or__(self, other: Any) -> Runnable[Input, Any]:
+        from actloop._compose import RunnableSequence
+
+        return RunnableSequence(self, coerce_to_runnable(other))
+
+    def __ror__(self, other: Any) -> Runnable[Any, Output]:
+        from actloop._compose import RunnableSequence
+
+        return RunnableSequence(coerce_to_runnable(other), self)
+
+    def pipe(self, *others: Any, name: str | None = None) -> Runnable[Input, Any]:
+        """`self | others[0] | ...` as one sequence."""
+        from actloop._compose import RunnableSequence
+
+        return RunnableSequence(self, *(coerce_to_runnable(o) for o in others), name=name)
+
+    def bind(self, **kwargs: Any) -> Runnable[Input, Output]:
+        """This runnable with keyword arguments fixed for every call (e.g. `stop=[...]`)."""
+        return RunnableBinding(self, kwargs=kwargs)
+
+    def with_config(self, config: RunnableConfig | None = None, **fields: Any) -> Runnable[Input, Output]:
+        """This runnable with a config merged into every call's config."""
+        return RunnableBinding(self, config=merge_configs(config, fields))  # type: ignore[arg-type]
+
+
+def _configs_for(
+    config: RunnableConfig | list[RunnableConfig] | None, n: int
+) -> list[RunnableConfig]:
+    if isinstance(config, list):
+        if len(config) != n:
+            raise ValueError(f"batch got {len(config)} configs for {n} inputs; pass one per input")
+        return [ensure_config(c) for c in config]
+    return [ensure_config(config)] * n
+
+
+class RunnableBinding(Runnable[Input, Output]):
+    """A runnable with fixed call kwargs and config; made by `bind`, `with_config`, `bind_tools`."""
+
+    def __init__(
+        self, bound: Runnable[Input, Output], *, kwargs: Mapping[str, Any] | None = None,
+        config: RunnableConfig | None = None,
+    ) -> None:
+        if isinstance(bound, RunnableBinding):
+            kwargs = {**bound.kwargs, **(kwargs or {})}
+            config = merge_configs(bound.config, config)
+            bound = bound.bound
+        self.bound: Runnable[Input, Output] = bound
+        self.kwargs: dict[str, Any] = dict(kwargs or {})
+        self.config: RunnableConfig = config or {}
+
+    def get_name(self) -> str:
+        return self.name or self.bound.get_name()
+
+    def __getattr__(self, name: str) -> Any:
+        # Delegate model-specific helpers (e.g. `bind_tools`) to the bound runnable.
+        if name.startswith("_") or name in ("bound", "kwargs", "config"):
+            raise AttributeError(name)
+        attr = getattr(self.bound, name)
+        if callable(attr) and name in ("bind_tools", "with_structured_output"):
+            return lambda *a, **k: RunnableBinding(attr(*a, **k), kwargs=self.kwargs, config=self.config)  # type: ignore[misc]
+        return attr
+
+    @property
+    def InputType(self) -> Any:  # noqa: N802
+        return self.bound.InputType
+
+    @property
+    def OutputType(self) -> Any:  # noqa: N802
+        return self.bound.OutputType
+
+    def _merge(self, config: RunnableConfig | None) -> RunnableConfig:
+        return merge_configs(self.config, config) if self.config else ensure_config(config)
+
+    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        return self.bound.invoke(input, self._merge(config), **{**self.kwargs, **kwargs})
+
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Output:
+        return await self.bound.ainvoke(input, self._merge(config), **{**self.kwargs, **kwargs})
+
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
+        return self.bound.stream(input, self._merge(config), **{**self.kwargs, **kwargs})
+
+    def astream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
+        return self.bound.astream(input, self._merge(config), **{**self.kwargs, **kwargs})
+
+    def transform(
+        self, chunks: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
+        return self.bound.transform(chunks, self._merge(config), **{**self.kwargs, **kwargs})
+
+    def atransform(
+        self, chunks: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
+        return self.bound.atransform(chunks, self._merge(config), **{**self.kwargs, **kwargs})
+
+    def __repr__(self) -> str:
+        return f"RunnableBinding(bound={self.bound!r}, kwargs={self.kwargs!r}, config={self.config!r})"
+
+
+def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
+    """A Runnable from a Runnable, a callable (RunnableLambda) or a dict (RunnableParallel)."""
+    if isinstance(thing, Runnable):
+        return thing  # type: ignore[return-value]
+    from actloop._compose import RunnableLambda, RunnableParallel
+
+    if callable(thing):
+        return RunnableLambda(thing)  # type: ignore[arg-type]
+    if isinstance(thing, dict):
+        return RunnableParallel(thing)  # type: ignore[arg-type]
+    raise TypeError(
+        f"Expected a Runnable, callable or dict, got {type(thing).__name__}: {thing!r}"
+    )
+

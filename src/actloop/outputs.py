@@ -1,0 +1,68 @@
+"""Model results as callback handlers see them (langchain-core's LLMResult and generations)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["ChatGeneration", "ChatGenerationChunk", "LLMResult"]
+
+
+class ChatGeneration:
+    """One chat model reply: the message and its text."""
+
+    __slots__ = ("generation_info", "message")
+
+    def __init__(self, message: Any, generation_info: dict[str, Any] | None = None) -> None:
+        self.message = message
+        self.generation_info = generation_info
+
+    @property
+    def text(self) -> str:
+        """The reply's text content."""
+        return str(self.message.text)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is type(self)
+            and self.message == other.message  # type: ignore[attr-defined]
+            and self.generation_info == other.generation_info  # type: ignore[attr-defined]
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(message={self.message!r})"
+
+
+class ChatGenerationChunk(ChatGeneration):
+    """A streamed piece of a chat reply; `+` merges the message chunks."""
+
+    __slots__ = ()
+
+    def __add__(self, other: ChatGenerationChunk) -> ChatGenerationChunk:
+        info = {**(self.generation_info or {}), **(other.generation_info or {})} or None
+        return ChatGenerationChunk(self.message + other.message, info)
+
+
+class LLMResult:
+    """What `on_llm_end` receives: one list of generations per prompt, plus provider output."""
+
+    __slots__ = ("generations", "llm_output")
+
+    def __init__(
+        self, generations: list[list[ChatGeneration]], llm_output: dict[str, Any] | None = None
+    ) -> None:
+        self.generations = generations
+        self.llm_output = llm_output
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, LLMResult)
+            and self.generations == other.generations
+            and self.llm_output == other.llm_output
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LLMResult(generations={self.generations!r}, llm_output={self.llm_output!r})"
