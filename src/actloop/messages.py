@@ -1,0 +1,401 @@
+"""Chat messages shaped like langchain-core's, as plain `__slots__` classes (cheap to build)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
+
+from typing_extensions import NotRequired, TypedDict
+
+from actloop import _tool_calls as _tc
+from actloop._merge import Content, add_usage, merge_content, merge_dicts, merge_lists
+from actloop._merge import normalize_usage as _normalize_usage
+from actloop._record import ALWAYS_HIDE, Record
+
+__all__ = [
+    "AIMessage",
+    "AIMessageChunk",
+    "BaseMessage",
+    "Content",
+    "FunctionMessage",
+    "HumanMessage",
+    "InvalidToolCall",
+    "SystemMessage",
+    "ToolCall",
+    "ToolCallChunk",
+    "ToolMessage",
+    "UsageMetadata",
+    "message_chunk_to_message",
+    "message_from_openai",
+    "message_to_openai",
+]
+
+
+class ToolCall(TypedDict):
+    """A model's request to call a tool: `{"name", "args", "id", "type": "tool_call"}`."""
+
+    name: str
+    args: dict[str, Any]
+    id: str | None
+    type: NotRequired[Literal["tool_call"]]
+
+
+class InvalidToolCall(TypedDict):
+    """A tool call whose arguments are not valid JSON (kept as the raw string)."""
+
+    type: NotRequired[Literal["invalid_tool_call"]]
+    id: str | None
+    name: str | None
+    args: str | None
+    error: str | None
+
+
+class ToolCallChunk(TypedDict):
+    """A streamed fragment of a tool call; fragments with the same `index` merge."""
+
+    name: str | None
+    args: str | None
+    id: str | None
+    index: int | None
+    type: NotRequired[Literal["tool_call_chunk"]]
+
+
+class UsageMetadata(TypedDict):
+    """Token counts for one model reply."""
+
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+    input_token_details: NotRequired[dict[str, int]]
+    output_token_details: NotRequired[dict[str, int]]
+
+
+_BASE_FIELDS = ("content", "additional_kwargs", "response_metadata", "name", "id")
+_BASE_REPR_DEFAULTS: dict[str, Any] = {"name": None, "id": None}
+
+
+class BaseMessage(Record):
+    """A chat message: `content` (text or a list of content parts) plus metadata."""
+
+    __slots__ = ("additional_kwargs", "content", "id", "name", "response_metadata")
+    type: ClassVar[str] = "base"
+    _fields = _BASE_FIELDS
+    _repr_defaults = _BASE_REPR_DEFAULTS
+
+    content: Content
+    additional_kwargs: dict[str, Any]
+    """Provider payload that has no standard field (e.g. raw OpenAI `tool_calls`)."""
+    response_metadata: dict[str, Any]
+    name: str | None
+    id: str | None
+
+    def __init__(
+        self,
+        content: Content,
+        *,
+        additional_kwargs: dict[str, Any] | None = None,
+        response_metadata: dict[str, Any] | None = None,
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        self.content = content
+        self.additional_kwargs = {} if additional_kwargs is None else additional_kwargs
+        self.response_metadata = {} if response_metadata is None else response_metadata
+        self.name = name
+        self.id = id if id is None or isinstance(id, str) else str(id)  # pyright: ignore[reportUnnecessaryIsInstance]
+
+    @property
+    def text(self) -> str:
+        """The text content: the string itself, or the text parts of list content joined."""
+        return _text_of(self.content)
+
+
+def _text_of(content: Content) -> str:
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif block.get("type") == "text" and isinstance(text := block.get("text"), str):
+            parts.append(text)
+    return "".join(parts)
+
+
+class HumanMessage(BaseMessage):
+    """A message from the user."""
+
+    __slots__ = ()
+    type: ClassVar[str] = "human"
+
+
+class SystemMessage(BaseMessage):
+    """Instructions to the model."""
+
+    __slots__ = ()
+    type: ClassVar[str] = "system"
+
+
+class FunctionMessage(BaseMessage):
+    """The result of a legacy OpenAI function call; `name` is the function's name."""
+
+    __slots__ = ()
+    type: ClassVar[str] = "function"
+    _repr_defaults: ClassVar[dict[str, Any]] = {"id": None}
+    name: str  # pyright: ignore[reportIncompatibleVariableOverride]
+
+    def __init__(
+        self,
+        content: Content,
+        *,
+        name: str,
+        additional_kwargs: dict[str, Any] | None = None,
+        response_metadata: dict[str, Any] | None = None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(
+            content,
+            additional_kwargs=additional_kwargs,
+            response_metadata=response_metadata,
+            name=name,
+            id=id,
+        )
+
+
+class ToolMessage(BaseMessage):
+    """The result of running a tool, linked to the call by `tool_call_id`."""
+
+    __slots__ = ("artifact", "status", "tool_call_id")
+    type: ClassVar[str] = "tool"
+    _fields = (*_BASE_FIELDS, "tool_call_id", "artifact", "status")
+    _repr_defaults: ClassVar[dict[str, Any]] = {
+        **_BASE_REPR_DEFAULTS,
+        "additional_kwargs": ALWAYS_HIDE,
+        "response_metadata": ALWAYS_HIDE,
+        "artifact": None,
+        "status": "success",
+    }
+    tool_call_id: str
+    artifact: Any
+    """Full tool output kept for the program, not sent to the model."""
+    status: Literal["success", "error"]
+
+    def __init__(
+        self,
+        content: Any,
+        *,
+        tool_call_id: Any,
+        artifact: Any = None,
+        status: Literal["success", "error"] = "success",
+        additional_kwargs: dict[str, Any] | None = None,
+        response_metadata: dict[str, Any] | None = None,
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        if not isinstance(content, str):
+            content = _coerce_tool_content(content)
+        super().__init__(
+            content,
+            additional_kwargs=additional_kwargs,
+            response_metadata=response_metadata,
+            name=name,
+            id=id,
+        )
+        self.tool_call_id = tool_call_id if isinstance(tool_call_id, str) else str(tool_call_id)
+        self.artifact = artifact
+        self.status = status
+
+
+def _coerce_tool_content(content: Any) -> Content:
+    """Tool output that is not text becomes text (list items too), as langchain-core does."""
+    if isinstance(content, (list, tuple)):
+        items: list[Any] = list(content)  # pyright: ignore[reportUnknownArgumentType]
+        return [x if isinstance(x, (str, dict)) else str(x) for x in items]
+    return str(content)
+
+
+class AIMessage(BaseMessage):
+    """A model reply: content plus parsed `tool_calls`, `invalid_tool_calls`, token usage."""
+
+    __slots__ = ("invalid_tool_calls", "tool_calls", "usage_metadata")
+    type: ClassVar[str] = "ai"
+    _fields = (*_BASE_FIELDS, "tool_calls", "invalid_tool_calls", "usage_metadata")
+    _repr_defaults: ClassVar[dict[str, Any]] = {**_BASE_REPR_DEFAULTS, "usage_metadata": None}
+    tool_calls: list[ToolCall]
+    invalid_tool_calls: list[InvalidToolCall]
+    usage_metadata: UsageMetadata | None
+
+    def __init__(
+        self,
+        content: Content,
+        *,
+        additional_kwargs: dict[str, Any] | None = None,
+        response_metadata: dict[str, Any] | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        tool_calls: Sequence[ToolCall] | None = None,
+        invalid_tool_calls: Sequence[InvalidToolCall] | None = None,
+        usage_metadata: UsageMetadata | None = None,
+    ) -> None:
+        self.content = content
+        self.additional_kwargs = {} if additional_kwargs is None else additional_kwargs
+        self.response_metadata = {} if response_metadata is None else response_metadata
+        self.name = name
+        self.id = id if id is None or isinstance(id, str) else str(id)  # pyright: ignore[reportUnnecessaryIsInstance]
+        if not tool_calls and not invalid_tool_calls and additional_kwargs:
+            raw = additional_kwargs.get("tool_calls")
+            if raw and not isinstance(self, AIMessageChunk):
+                tool_calls, invalid_tool_calls = _parse_raw(raw)  # type: ignore[assignment]
+        self.tool_calls = _tc.normalize_tool_calls(tool_calls) if tool_calls else []  # type: ignore[arg-type,assignment]
+        self.invalid_tool_calls = (
+            _tc.normalize_invalid_tool_calls(invalid_tool_calls) if invalid_tool_calls else []  # type: ignore[arg-type,assignment]
+        )
+        self.usage_metadata = (
+            None if usage_metadata is None else _normalize_usage(usage_metadata)  # type: ignore[arg-type,assignment]
+        )
+
+
+def _parse_raw(raw: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """OpenAI-style `additional_kwargs["tool_calls"]`, parsed best-effort."""
+    try:
+        return _tc.parse_openai_tool_calls(raw)
+    except Exception:
+        return [], []
+
+
+class AIMessageChunk(AIMessage):
+    """A streamed piece of a model reply; `+` merges pieces, and `tool_call_chunks` by index."""
+
+    __slots__ = ("chunk_position", "tool_call_chunks")
+    type: ClassVar[str] = "AIMessageChunk"
+    _fields = (*AIMessage._fields, "tool_call_chunks", "chunk_position")
+    _repr_defaults: ClassVar[dict[str, Any]] = {
+        **AIMessage._repr_defaults,
+        "chunk_position": None,
+    }
+    tool_call_chunks: list[ToolCallChunk]
+    chunk_position: Literal["last"] | None
+
+    def __init__(
+        self,
+        content: Content,
+        *,
+        additional_kwargs: dict[str, Any] | None = None,
+        response_metadata: dict[str, Any] | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        tool_calls: Sequence[ToolCall] | None = None,
+        invalid_tool_calls: Sequence[InvalidToolCall] | None = None,
+        usage_metadata: UsageMetadata | None = None,
+        tool_call_chunks: Sequence[ToolCallChunk] | None = None,
+        chunk_position: Literal["last"] | None = None,
+    ) -> None:
+        self.content = content
+        self.additional_kwargs = {} if additional_kwargs is None else additional_kwargs
+        self.response_metadata = {} if response_metadata is None else response_metadata
+        self.name = name
+        self.id = id if id is None or isinstance(id, str) else str(id)  # pyright: ignore[reportUnnecessaryIsInstance]
+        self.usage_metadata = (
+            None if usage_metadata is None else _normalize_usage(usage_metadata)  # type: ignore[arg-type,assignment]
+        )
+        self.chunk_position = chunk_position
+        if not (tool_call_chunks or tool_calls or invalid_tool_calls):
+            raw = additional_kwargs.get("tool_calls") if additional_kwargs else None
+            if not raw:
+                self.tool_calls, self.invalid_tool_calls, self.tool_call_chunks = [], [], []
+                return
+            tool_call_chunks = _parse_raw_chunks(raw)  # type: ignore[assignment]
+        if tool_call_chunks:
+            chunks = _tc.normalize_chunks(tool_call_chunks)  # type: ignore[arg-type]
+            self.tool_call_chunks = chunks  # type: ignore[assignment]
+            self.tool_calls, self.invalid_tool_calls = _tc.calls_from_chunks(chunks)  # type: ignore[assignment]
+            return
+        calls = _tc.normalize_tool_calls(tool_calls) if tool_calls else []  # type: ignore[arg-type]
+        invalid = _tc.normalize_invalid_tool_calls(invalid_tool_calls) if invalid_tool_calls else []  # type: ignore[arg-type]
+        self.tool_calls, self.invalid_tool_calls = calls, invalid  # type: ignore[assignment]
+        self.tool_call_chunks = _tc.chunks_from_calls(calls, invalid)  # type: ignore[assignment]
+
+    def __add__(self, other: AIMessageChunk | Sequence[AIMessageChunk]) -> AIMessageChunk:
+        if isinstance(other, AIMessageChunk):
+            return _add_chunks(self, (other,))
+        items: Any = other
+        if isinstance(items, (list, tuple)) and all(isinstance(o, AIMessageChunk) for o in items):  # pyright: ignore[reportUnknownVariableType]
+            return _add_chunks(self, items)  # pyright: ignore[reportUnknownArgumentType]
+        names = f'"{type(self).__name__}" and "{type(other).__name__}"'
+        msg = f"unsupported operand type(s) for +: {names}"
+        raise TypeError(msg)
+
+
+def _parse_raw_chunks(raw: Any) -> list[dict[str, Any]]:
+    try:
+        return _tc.parse_openai_tool_chunks(raw)
+    except Exception:
+        return []
+
+
+def _add_chunks(left: AIMessageChunk, others: Sequence[AIMessageChunk]) -> AIMessageChunk:
+    """Merge chunks exactly as langchain-core's `add_ai_message_chunks` does."""
+    raw_chunks = merge_lists(left.tool_call_chunks, *[o.tool_call_chunks for o in others])  # type: ignore[arg-type]
+    usage: dict[str, Any] | None = None
+    if left.usage_metadata or [o for o in others if o.usage_metadata is not None]:
+        usage = left.usage_metadata  # type: ignore[assignment]
+        for other in others:
+            usage = add_usage(usage, other.usage_metadata)  # type: ignore[arg-type]
+    last = left.chunk_position == "last" or "last" in [o.chunk_position for o in others]
+    return type(left)(
+        merge_content(left.content, *[o.content for o in others]),
+        additional_kwargs=merge_dicts(
+            left.additional_kwargs, *[o.additional_kwargs for o in others]
+        ),
+        tool_call_chunks=_tc.normalize_chunks(raw_chunks) if raw_chunks else None,  # type: ignore[arg-type]
+        response_metadata=merge_dicts(
+            left.response_metadata, *[o.response_metadata for o in others]
+        ),
+        usage_metadata=usage,  # type: ignore[arg-type]
+        id=_best_id([left.id, *[o.id for o in others]]),
+        chunk_position="last" if last else None,
+    )
+
+
+def _best_id(ids: Any) -> str | None:
+    """Prefer a provider id, then an `lc_run-` id, then any other `lc_` id."""
+    best_rank, chosen = -1, None
+    for id_ in ids:
+        if not id_:
+            continue
+        if not id_.startswith("lc_"):
+            return id_
+        rank = 1 if id_.startswith("lc_run-") else 0
+        if rank > best_rank:
+            best_rank, chosen = rank, id_
+    return chosen
+
+
+def message_chunk_to_message(chunk: BaseMessage) -> BaseMessage:
+    """An `AIMessageChunk` as the equivalent `AIMessage`; other messages are returned as is."""
+    if not isinstance(chunk, AIMessageChunk):
+        return chunk
+    return AIMessage(
+        chunk.content,
+        additional_kwargs=chunk.additional_kwargs,
+        response_metadata=chunk.response_metadata,
+        name=chunk.name,
+        id=chunk.id,
+        tool_calls=chunk.tool_calls,
+        invalid_tool_calls=chunk.invalid_tool_calls,
+        usage_metadata=chunk.usage_metadata,
+    )
+
+
+def message_to_openai(message: BaseMessage) -> dict[str, Any]:
+    """The OpenAI chat-completions dict for a message (roles, `tool_calls` with JSON arguments)."""
+    from actloop._openai_messages import to_openai
+
+    return to_openai(message)
+
+
+def message_from_openai(data: dict[str, Any]) -> BaseMessage:
+    """A message built from an OpenAI chat-completions dict (the reverse of `message_to_openai`)."""
+    from actloop._openai_messages import from_openai
+
+    return from_openai(data)
