@@ -1,0 +1,262 @@
+"""Thin sync and async drivers of the loop core: they carry out its effects and report events.
+
+Both are generators of `(kind, value)` events — `("action", AgentAction)` before tools run,
+`("step", AgentStep)` after, `("iteration", [(action, observation), ...])` when the loop goes on
+after a step, `("finish", AgentFinish)` last — which `invoke`, `stream`, `iter`
+and `astream_events` consume. Sync: one tool runs inline; several run on daemon workers
+(`_workers`), results in action order. With a deadline every plan and tool call runs on a worker
+and the driver stops waiting when the deadline passes: a hung call is abandoned, never joined.
+Async: calls are tasks; at the deadline pending tasks are cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from actloop._callback_manager import RunManager
+from actloop._config import RunnableConfig
+from actloop._core import Act, ActTimeout, Done, LoopCore, LoopSettings, LoopState, Plan, ToolCall
+from actloop._workers import submit
+from actloop.agents import AgentAction, AgentFinish, AgentStep
+from actloop.exceptions import OutputParserException, attach_steps
+
+__all__ = ["AsyncDriver", "Event", "SyncDriver"]
+
+Event = tuple[str, Any]
+
+
+class _DriverBase:
+    """State shared by both drivers: the agent, the core, the run's callbacks and tool config."""
+
+    def __init__(
+        self,
+        agent: Any,
+        settings: LoopSettings,
+        state: LoopState,
+        run: RunManager | None,
+        config: RunnableConfig,
+        verbose: bool = False,
+    ) -> None:
+        self.agent = agent
+        self.core = LoopCore(settings, state, time.monotonic)
+        self.run = run
+        self.inputs = state.inputs
+        self.verbose = verbose
+        self.max_concurrency = config.get("max_concurrency")
+        self.tool_config: RunnableConfig = {
+            k: v for k, v in config.items() if k not in ("callbacks", "run_name", "run_id")
+        }  # type: ignore[assignment]
+
+    def _child(self) -> Any:
+        return self.run.get_child() if self.run is not None else None
+
+    def _tool_kwargs(self, call: ToolCall) -> dict[str, Any]:
+        kwargs = dict(call.run_kwargs)
+        kwargs["verbose"] = self.verbose
+        kwargs["callbacks"] = self._child()
+        if self.tool_config:
+            kwargs["config"] = self.tool_config
+        return kwargs
+
+    def _new_steps(self, before: int) -> list[Event]:
+        return [("step", AgentStep(a, o)) for a, o in self.core.state.steps[before:]]
+
+    def _fail(self, exc: BaseException, extra: list[tuple[AgentAction, Any]]) -> None:
+        attach_steps(exc, [*self.core.state.steps, *extra])
+
+
+class SyncDriver(_DriverBase):
+    """Runs the core on the calling thread; tools on daemon workers when several or deadlined."""
+
+    def events(self) -> Iterator[Event]:
+        """Carry out effects until the run is done, yielding its events."""
+        core = self.core
+        while True:
+            effect = core.next()
+            if type(effect) is Plan:
+                self._plan(effect)
+            elif type(effect) is Act:
+                if effect.announce:
+                    for call in effect.calls:
+                        yield ("action", call.action)
+                before = len(core.state.steps)
+                core.send(self._act(effect.calls))
+                yield from self._new_steps(before)
+                if core.state.phase == "plan":
+                    yield ("iteration", core.state.steps[before:])
+            elif type(effect) is Done:
+                self._finish(effect.finish)
+                yield ("finish", effect.finish)
+                return
+            else:
+                core.send(self._stopped_response(effect.method))
+
+    def _plan(self, effect: Plan) -> None:
+        remaining = self.core.remaining()
+        try:
+            if remaining is None:
+                output = self.agent.plan(effect.steps, self._child(), **self.inputs)
+            else:
+                future = submit(self._plan_call, effect.steps)
+                output = future.result(timeout=max(remaining, 0.0))
+        except OutputParserException as exc:
+            output = exc
+        except concurrent.futures.TimeoutError:
+            self.core.deadline_passed()
+            return
+        self.core.send(output)
+
+    def _plan_call(self, steps: list[tuple[AgentAction, Any]]) -> Any:
+        return self.agent.plan(steps, self._child(), **self.inputs)
+
+    def _run_tool(self, call: ToolCall) -> Any:
+        if self.run is not None:
+            self.run.fire("on_agent_action", call.action, color="green")
+        return call.tool.run(call.tool_input, **self._tool_kwargs(call))
+
+    def _act(self, calls: list[ToolCall]) -> list[Any] | ActTimeout:
+        remaining = self.core.remaining()
+        if remaining is None and (len(calls) == 1 or self.max_concurrency == 1):
+            return self._act_inline(calls)
+        futures = [submit(self._run_tool, call) for call in calls]
+        timeout = None if remaining is None else max(remaining, 0.0)
+        done, _ = concurrent.futures.wait(
+            futures, timeout=timeout, return_when=concurrent.futures.FIRST_EXCEPTION
+        )
+        finished, error = _collect(futures, done)
+        if error is not None:
+            self._fail(error, [(calls[i].action, obs) for i, obs in sorted(finished.items())])
+            raise error
+        if len(done) < len(futures):
+            return ActTimeout(finished)
+        return [finished[i] for i in range(len(calls))]
+
+    def _act_inline(self, calls: list[ToolCall]) -> list[Any]:
+        results: list[Any] = []
+        for call in calls:
+            try:
+                results.append(self._run_tool(call))
+            except BaseException as exc:
+                self._fail(exc, [(c.action, o) for c, o in zip(calls, results)])
+                raise
+        return results
+
+    def _stopped_response(self, method: str) -> AgentFinish:
+        steps = self.core.state.steps
+        if method == "generate":
+            return self.agent.return_stopped_response(method, steps, self._child(), **self.inputs)
+        return self.agent.return_stopped_response(method, steps, **self.inputs)
+
+    def _finish(self, finish: AgentFinish) -> None:
+        if self.run is not None:
+            self.run.fire("on_agent_finish", finish, color="green", verbose=self.verbose)
+
+
+def _collect(
+    futures: list[concurrent.futures.Future[Any]], done: set[concurrent.futures.Future[Any]]
+) -> tuple[dict[int, Any], BaseException | None]:
+    """Results of the finished futures by index, and the first error in action order."""
+    finished: dict[int, Any] = {}
+    error: BaseException | None = None
+    for i, future in enumerate(futures):
+        if future not in done:
+            continue
+        exc = future.exception()
+        if exc is None:
+            finished[i] = future.result()
+        elif error is None:
+            error = exc
+    return finished, error
+
+
+class AsyncDriver(_DriverBase):
+    """Runs the core on the event loop; tool calls are tasks, cancelled at the deadline."""
+
+    async def events(self) -> AsyncIterator[Event]:
+        """Carry out effects until the run is done, yielding its events."""
+        core = self.core
+        while True:
+            effect = core.next()
+            if type(effect) is Plan:
+                await self._plan(effect)
+            elif type(effect) is Act:
+                if effect.announce:
+                    for call in effect.calls:
+                        yield ("action", call.action)
+                before = len(core.state.steps)
+                core.send(await self._act(effect.calls))
+                for event in self._new_steps(before):
+                    yield event
+                if core.state.phase == "plan":
+                    yield ("iteration", core.state.steps[before:])
+            elif type(effect) is Done:
+                if self.run is not None:
+                    await self.run.afire(
+                        "on_agent_finish", effect.finish, color="green", verbose=self.verbose
+                    )
+                yield ("finish", effect.finish)
+                return
+            else:
+                core.send(await self._stopped_response(effect.method))
+
+    async def _plan(self, effect: Plan) -> None:
+        remaining = self.core.remaining()
+        call = self.agent.aplan(effect.steps, self._child(), **self.inputs)
+        try:
+            if remaining is None:
+                output = await call
+            else:
+                output = await asyncio.wait_for(call, timeout=max(remaining, 0.0))
+        except OutputParserException as exc:
+            output = exc
+        except asyncio.TimeoutError:
+            self.core.deadline_passed()
+            return
+        self.core.send(output)
+
+    async def _run_tool(self, call: ToolCall) -> Any:
+        if self.run is not None:
+            await self.run.afire(
+                "on_agent_action", call.action, verbose=self.verbose, color="green"
+            )
+        return await call.tool.arun(call.tool_input, **self._tool_kwargs(call))
+
+    async def _act(self, calls: list[ToolCall]) -> list[Any] | ActTimeout:
+        remaining = self.core.remaining()
+        if remaining is None and len(calls) == 1:
+            try:
+                return [await self._run_tool(calls[0])]
+            except BaseException as exc:
+                self._fail(exc, [])
+                raise
+        tasks = [asyncio.ensure_future(self._run_tool(call)) for call in calls]
+        timeout = None if remaining is None else max(remaining, 0.0)
+        try:
+            done, pending = await asyncio.wait(
+                tasks, timeout=timeout, return_when=asyncio.FIRST_EXCEPTION
+            )
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            raise
+        for task in pending:
+            task.cancel()
+        finished, error = _collect(tasks, done)  # type: ignore[arg-type]
+        if error is not None:
+            self._fail(error, [(calls[i].action, obs) for i, obs in sorted(finished.items())])
+            raise error
+        if pending:
+            return ActTimeout(finished)
+        return [finished[i] for i in range(len(calls))]
+
+    async def _stopped_response(self, method: str) -> AgentFinish:
+        steps = self.core.state.steps
+        if method == "generate":
+            return await self.agent.areturn_stopped_response(
+                method, steps, self._child(), **self.inputs
+            )
+        return self.agent.return_stopped_response(method, steps, **self.inputs)

@@ -1,0 +1,145 @@
+"""`AgentExecutorIterator`: a run as an iterator of output chunks (sync and async).
+
+With `yield_actions` (what `stream` uses) it yields `{"actions", "messages"}` before tools run and
+`{"steps", "messages"}` after; otherwise `{"intermediate_step": [...]}` per step. Both end with the
+final output plus `"messages"`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
+
+from actloop._callback_manager import RunManager
+from actloop._compose import AddableDict
+from actloop._config import RunnableConfig, ensure_config
+from actloop._core import LoopState
+from actloop._drivers import AsyncDriver, SyncDriver
+from actloop.agents import AgentAction
+
+if TYPE_CHECKING:
+    from actloop.executor import AgentExecutor
+
+__all__ = ["AgentExecutorIterator"]
+
+
+class AgentExecutorIterator:
+    """Iterates over one run of an AgentExecutor; `reset()` starts it afresh."""
+
+    def __init__(
+        self,
+        agent_executor: AgentExecutor,
+        inputs: Any,
+        callbacks: Any = None,
+        *,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_name: str | None = None,
+        run_id: Any = None,
+        include_run_info: bool = False,
+        yield_actions: bool = False,
+        config: RunnableConfig | None = None,
+    ) -> None:
+        self.agent_executor = agent_executor
+        self.inputs = agent_executor.prep_inputs(inputs)
+        overrides = {
+            "callbacks": callbacks,
+            "tags": tags,
+            "metadata": metadata,
+            "run_name": run_name,
+            "run_id": run_id,
+        }
+        self.config: RunnableConfig = {
+            **ensure_config(config),
+            **{k: v for k, v in overrides.items() if v is not None},
+        }  # type: ignore[typeddict-item]
+        self.include_run_info = include_run_info
+        self.yield_actions = yield_actions
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the steps taken; the next iteration starts a new run."""
+        self._state = LoopState(self.inputs)
+
+    @property
+    def intermediate_steps(self) -> list[tuple[AgentAction, Any]]:
+        """Steps finished so far."""
+        return self._state.steps
+
+    @property
+    def iterations(self) -> int:
+        """Iterations finished so far."""
+        return self._state.iterations
+
+    @property
+    def time_elapsed(self) -> float:
+        """Seconds the run has used so far."""
+        return self._state.elapsed
+
+    def _chunk(self, kind: str, value: Any) -> AddableDict | None:
+        if kind == "action":
+            return (
+                AddableDict(actions=[value], messages=value.messages)
+                if self.yield_actions
+                else None
+            )
+        if kind == "step":
+            return (
+                AddableDict(steps=[value], messages=value.messages) if self.yield_actions else None
+            )
+        if kind == "iteration":
+            return None if self.yield_actions else AddableDict(intermediate_step=list(value))
+        outputs = self.agent_executor._outputs(value, self._state.steps)  # pyright: ignore[reportPrivateUsage]
+        outputs["messages"] = value.messages
+        return AddableDict(outputs)
+
+    def _with_run_info(self, chunk: AddableDict, run: RunManager | None) -> AddableDict:
+        if self.include_run_info and "messages" in chunk and run is not None:
+            chunk["__run"] = {"run_id": run.run_id}
+        return chunk
+
+    def __iter__(self) -> Iterator[AddableDict]:
+        self.reset()
+        executor = self.agent_executor
+        run = executor._open_run(self.config, self.inputs)  # pyright: ignore[reportPrivateUsage]
+        driver = executor._driver(SyncDriver, self.inputs, run, self.config, self._state)  # pyright: ignore[reportPrivateUsage]
+        try:
+            if run is not None:
+                run.flush()
+            for kind, value in driver.events():
+                chunk = self._chunk(kind, value)
+                if chunk is None:
+                    continue
+                if run is not None:
+                    if kind == "finish":
+                        run.fire("on_chain_end", dict(chunk))
+                    run.fire("_on_stream", chunk)
+                yield self._with_run_info(chunk, run)
+        except BaseException as exc:
+            executor._failed(exc, driver)  # pyright: ignore[reportPrivateUsage]
+            if run is not None and not isinstance(exc, GeneratorExit):
+                run.fire("on_chain_error", exc)
+            raise
+
+    async def __aiter__(self) -> AsyncIterator[AddableDict]:
+        self.reset()
+        executor = self.agent_executor
+        run = executor._open_run(self.config, self.inputs)  # pyright: ignore[reportPrivateUsage]
+        driver = executor._driver(AsyncDriver, self.inputs, run, self.config, self._state)  # pyright: ignore[reportPrivateUsage]
+        try:
+            if run is not None:
+                await run.aflush()
+            async for kind, value in driver.events():
+                chunk = self._chunk(kind, value)
+                if chunk is None:
+                    continue
+                if run is not None:
+                    if kind == "finish":
+                        await run.afire("on_chain_end", dict(chunk))
+                    await run.afire("_on_stream", chunk)
+                yield self._with_run_info(chunk, run)
+        except BaseException as exc:
+            executor._failed(exc, driver)  # pyright: ignore[reportPrivateUsage]
+            if run is not None and not isinstance(exc, GeneratorExit):
+                await run.afire("on_chain_error", exc)
+            raise

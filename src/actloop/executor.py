@@ -1,0 +1,269 @@
+"""`AgentExecutor`: runs an agent's think-act-observe loop with LangChain classic's API.
+
+The loop itself lives once in `actloop._core`; this module turns a run into a public call
+(`invoke`, `ainvoke`, `stream`, `astream`, `iter`, `batch`, `astream_events`) by consuming the
+events of a sync or async driver (`actloop._drivers`). When an exception escapes a run it keeps its
+type and carries the steps finished so far as `exc.intermediate_steps`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Any
+
+from actloop._agent_base import (
+    BaseMultiActionAgent,
+    BaseSingleActionAgent,
+    RunnableAgent,
+    RunnableMultiActionAgent,
+)
+from actloop._callback_manager import RunManager, configure
+from actloop._compose import AddableDict
+from actloop._config import RunnableConfig, ensure_config
+from actloop._core import LoopSettings, LoopState
+from actloop._drivers import AsyncDriver, SyncDriver
+from actloop._executor_iter import AgentExecutorIterator
+from actloop._runnable import Runnable
+from actloop.agents import AgentAction, AgentFinish
+from actloop.exceptions import attach_steps
+
+__all__ = [
+    "AgentExecutor",
+    "AgentExecutorIterator",
+    "BaseMultiActionAgent",
+    "BaseSingleActionAgent",
+    "RunnableAgent",
+    "RunnableMultiActionAgent",
+]
+
+Agent = BaseSingleActionAgent | BaseMultiActionAgent
+
+
+def _wrap_runnable(agent: Runnable[Any, Any], stream_runnable: bool) -> Agent:
+    """Wrap a Runnable as LangChain does: multi-action iff its OutputType is exactly that union."""
+    try:
+        multi = agent.OutputType == list[AgentAction] | AgentFinish
+    except Exception:
+        multi = False
+    cls = RunnableMultiActionAgent if multi else RunnableAgent
+    return cls(agent, stream_runnable=stream_runnable)
+
+
+class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
+    """Runs an agent with tools until it finishes or a limit stops it."""
+
+    def __init__(
+        self,
+        *,
+        agent: Agent | Runnable[Any, Any],
+        tools: Sequence[Any],
+        return_intermediate_steps: bool = False,
+        max_iterations: int | None = 15,
+        max_execution_time: float | None = None,
+        early_stopping_method: str = "force",
+        handle_parsing_errors: bool | str | Callable[[Any], str] = False,
+        trim_intermediate_steps: int | Callable[[list[Any]], list[Any]] = -1,
+        callbacks: Any = None,
+        verbose: bool = False,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        stream_runnable: bool = True,
+        checkpointer: Any = None,
+        name: str | None = None,
+    ) -> None:
+        if isinstance(agent, Runnable):
+            agent = _wrap_runnable(agent, stream_runnable)
+        self.agent: Agent = agent
+        self.tools = list(tools)
+        self.return_intermediate_steps = return_intermediate_steps
+        self.max_iterations = max_iterations
+        self.max_execution_time = max_execution_time
+        self.early_stopping_method = early_stopping_method
+        self.handle_parsing_errors = handle_parsing_errors
+        self.trim_intermediate_steps = trim_intermediate_steps
+        self.callbacks = callbacks
+        self.verbose = verbose
+        self.tags = list(tags or [])
+        self.metadata = dict(metadata or {})
+        self.checkpointer = checkpointer
+        self.name = name
+        self._check_tools()
+
+    def _check_tools(self) -> None:
+        allowed = self.agent.get_allowed_tools()
+        names = [tool.name for tool in self.tools]
+        if allowed is not None and set(allowed) != set(names):
+            raise ValueError(f"Allowed tools ({allowed}) different than provided tools ({names})")
+
+    @classmethod
+    def from_agent_and_tools(
+        cls,
+        agent: Agent | Runnable[Any, Any],
+        tools: Sequence[Any],
+        callbacks: Any = None,
+        **kwargs: Any,
+    ) -> AgentExecutor:
+        """Build an executor from an agent and tools (LangChain's constructor)."""
+        return cls(agent=agent, tools=tools, callbacks=callbacks, **kwargs)
+
+    @property
+    def _action_agent(self) -> Agent:
+        return self.agent
+
+    @property
+    def input_keys(self) -> list[str]:
+        """The agent's input keys."""
+        return self.agent.input_keys
+
+    @property
+    def output_keys(self) -> list[str]:
+        """The agent's return values, plus `intermediate_steps` when returned."""
+        keys = list(self.agent.return_values)
+        return [*keys, "intermediate_steps"] if self.return_intermediate_steps else keys
+
+    def lookup_tool(self, name: str) -> Any:
+        """The tool called `name` (KeyError if none)."""
+        return {tool.name: tool for tool in self.tools}[name]
+
+    # -- run plumbing --------------------------------------------------------------------------
+
+    def _settings(self) -> LoopSettings:
+        values = self.agent.return_values
+        return LoopSettings(
+            tools={tool.name: tool for tool in self.tools},
+            max_iterations=self.max_iterations,
+            max_execution_time=self.max_execution_time,
+            early_stopping_method=self.early_stopping_method,
+            handle_parsing_errors=self.handle_parsing_errors,
+            trim_intermediate_steps=self.trim_intermediate_steps,
+            return_key=values[0] if values else "output",
+            tool_run_kwargs=self.agent.tool_run_logging_kwargs(),
+        )
+
+    def prep_inputs(self, input: Any) -> dict[str, Any]:
+        """The run's inputs as a dict (a bare value needs exactly one input key)."""
+        if isinstance(input, dict):
+            return dict(input)  # type: ignore[arg-type]
+        keys = self.input_keys
+        if len(keys) != 1:
+            raise ValueError(
+                "A single string input was passed in, but this chain expects multiple inputs "
+                f"({set(keys)}). When a chain expects multiple inputs, please call it by passing "
+                "in a dictionary, eg `chain({'foo': 1, 'bar': 2})`"
+            )
+        return {keys[0]: input}
+
+    def _open_run(
+        self, config: RunnableConfig, inputs: dict[str, Any], callbacks: Any = None
+    ) -> RunManager | None:
+        cm = configure(
+            callbacks if callbacks is not None else config.get("callbacks"),
+            self.callbacks,
+            verbose=self.verbose,
+            tags=[*config.get("tags", ()), *self.tags],
+            metadata={**self.metadata, **config.get("metadata", {})},
+        )
+        if cm is None:
+            return None
+        name = config.get("run_name") or self.get_name()
+        return cm.start("on_chain_start", None, inputs, run_id=config.get("run_id"), name=name)
+
+    def _driver(
+        self,
+        cls: type[SyncDriver] | type[AsyncDriver],
+        inputs: dict[str, Any],
+        run: RunManager | None,
+        config: RunnableConfig,
+        state: LoopState | None = None,
+    ) -> Any:
+        state = state or LoopState(inputs)
+        return cls(self.agent, self._settings(), state, run, config, self.verbose)
+
+    def _outputs(self, finish: AgentFinish, steps: list[tuple[AgentAction, Any]]) -> dict[str, Any]:
+        """The run's outputs: a new dict (the agent's AgentFinish is never mutated)."""
+        outputs = dict(finish.return_values)
+        if self.return_intermediate_steps:
+            outputs["intermediate_steps"] = list(steps)
+        return outputs
+
+    @staticmethod
+    def _failed(exc: BaseException, driver: Any) -> None:
+        if not hasattr(exc, "intermediate_steps"):
+            attach_steps(exc, driver.core.state.steps)
+
+    # -- public calls --------------------------------------------------------------------------
+
+    def invoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """Run the agent to the end; returns `{**inputs, **outputs}`."""
+        config = ensure_config(config)
+        inputs = self.prep_inputs(input)
+        run = self._open_run(config, inputs)
+        driver = self._driver(SyncDriver, inputs, run, config)
+        finish: Any = None
+        try:
+            if run is not None:
+                run.flush()
+            for kind, value in driver.events():
+                if kind == "finish":
+                    finish = value
+        except BaseException as exc:
+            self._failed(exc, driver)
+            if run is not None:
+                run.fire("on_chain_error", exc)
+            raise
+        outputs = self._outputs(finish, driver.core.state.steps)
+        if run is not None:
+            run.fire("on_chain_end", outputs)
+        return outputs if kwargs.get("return_only_outputs") else {**inputs, **outputs}
+
+    async def ainvoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """Run the agent to the end on the event loop; returns `{**inputs, **outputs}`."""
+        config = ensure_config(config)
+        inputs = self.prep_inputs(input)
+        run = self._open_run(config, inputs)
+        driver = self._driver(AsyncDriver, inputs, run, config)
+        finish: Any = None
+        try:
+            if run is not None:
+                await run.aflush()
+            async for kind, value in driver.events():
+                if kind == "finish":
+                    finish = value
+        except BaseException as exc:
+            self._failed(exc, driver)
+            if run is not None:
+                await run.afire("on_chain_error", exc)
+            raise
+        outputs = self._outputs(finish, driver.core.state.steps)
+        if run is not None:
+            await run.afire("on_chain_end", outputs)
+        return outputs if kwargs.get("return_only_outputs") else {**inputs, **outputs}
+
+    def stream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[AddableDict]:
+        """Yield `{"actions"}` before tools run, `{"steps"}` after, then the final output."""
+        return iter(AgentExecutorIterator(self, input, config=config, yield_actions=True))
+
+    def astream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[AddableDict]:
+        """Async twin of `stream`."""
+        return AgentExecutorIterator(self, input, config=config, yield_actions=True).__aiter__()
+
+    def iter(
+        self,
+        inputs: Any,
+        callbacks: Any = None,
+        *,
+        include_run_info: bool = False,
+        async_: bool = False,
+    ) -> AgentExecutorIterator:
+        """Step through a run: `{"intermediate_step": [...]}` per step, then the final output."""
+        return AgentExecutorIterator(
+            self, inputs, callbacks, tags=self.tags, include_run_info=include_run_info
+        )
