@@ -40,27 +40,30 @@ class _DriverBase:
         run: RunManager | None,
         config: RunnableConfig,
         verbose: bool = False,
+        emit: bool = True,
     ) -> None:
         self.agent = agent
+        self.emit = emit
+        """False when only the finish matters (invoke): no action/step events are built."""
         self.core = LoopCore(settings, state, time.monotonic)
         self.run = run
         self.inputs = state.inputs
         self.verbose = verbose
         self.max_concurrency = config.get("max_concurrency")
-        self.tool_config: RunnableConfig = {
+        tool_config = {
             k: v for k, v in config.items() if k not in ("callbacks", "run_name", "run_id")
-        }  # type: ignore[assignment]
+        }
+        self._tool_base: dict[str, Any] = {"verbose": verbose}
+        if tool_config:
+            self._tool_base["config"] = tool_config
 
     def _child(self) -> Any:
         return self.run.get_child() if self.run is not None else None
 
     def _tool_kwargs(self, call: ToolCall) -> dict[str, Any]:
-        kwargs = dict(call.run_kwargs)
-        kwargs["verbose"] = self.verbose
-        kwargs["callbacks"] = self._child()
-        if self.tool_config:
-            kwargs["config"] = self.tool_config
-        return kwargs
+        if self.run is None:
+            return {**call.run_kwargs, **self._tool_base}
+        return {**call.run_kwargs, **self._tool_base, "callbacks": self.run.get_child()}
 
     def _new_steps(self, before: int) -> list[Event]:
         return [("step", AgentStep(a, o)) for a, o in self.core.state.steps[before:]]
@@ -80,6 +83,9 @@ class SyncDriver(_DriverBase):
             if type(effect) is Plan:
                 self._plan(effect)
             elif type(effect) is Act:
+                if not self.emit:
+                    core.send(self._act(effect.calls))
+                    continue
                 if effect.announce:
                     for call in effect.calls:
                         yield ("action", call.action)
@@ -184,6 +190,9 @@ class AsyncDriver(_DriverBase):
             if type(effect) is Plan:
                 await self._plan(effect)
             elif type(effect) is Act:
+                if not self.emit:
+                    core.send(await self._act(effect.calls))
+                    continue
                 if effect.announce:
                     for call in effect.calls:
                         yield ("action", call.action)

@@ -175,9 +175,11 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         run: RunManager | None,
         config: RunnableConfig,
         state: LoopState | None = None,
+        *,
+        emit: bool = True,
     ) -> Any:
         state = state or LoopState(inputs)
-        return cls(self.agent, self._settings(), state, run, config, self.verbose)
+        return cls(self.agent, self._settings(), state, run, config, self.verbose, emit)
 
     def _outputs(self, finish: AgentFinish, steps: list[tuple[AgentAction, Any]]) -> dict[str, Any]:
         """The run's outputs: a new dict (the agent's AgentFinish is never mutated)."""
@@ -200,7 +202,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         config = ensure_config(config)
         inputs = self.prep_inputs(input)
         run = self._open_run(config, inputs)
-        driver = self._driver(SyncDriver, inputs, run, config)
+        driver = self._driver(SyncDriver, inputs, run, config, emit=False)
         finish: Any = None
         try:
             if run is not None:
@@ -225,7 +227,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         config = ensure_config(config)
         inputs = self.prep_inputs(input)
         run = self._open_run(config, inputs)
-        driver = self._driver(AsyncDriver, inputs, run, config)
+        driver = self._driver(AsyncDriver, inputs, run, config, emit=False)
         finish: Any = None
         try:
             if run is not None:
