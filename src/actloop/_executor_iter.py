@@ -72,6 +72,11 @@ class AgentExecutorIterator:
         return self._state.iterations
 
     @property
+    def stopped(self) -> bool:
+        """True when a limit (iterations or time) ended the run rather than the agent."""
+        return self._state.stopped
+
+    @property
     def time_elapsed(self) -> float:
         """Seconds the run has used so far."""
         return self._state.elapsed
