@@ -7,19 +7,15 @@ async path `afire` awaits coroutine hooks. Both share one dispatcher, `_dispatch
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-import logging
-import threading
-import uuid
 from collections.abc import Awaitable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import uuid
 
 from actloop.callbacks import BaseCallbackHandler, StdOutCallbackHandler
 
 __all__ = ["CallbackManager", "RunManager", "configure", "new_run_id"]
-
-logger = logging.getLogger("actloop.callbacks")
 
 _IGNORE_FLAG = {
     "on_chain_start": "ignore_chain",
@@ -36,12 +32,17 @@ _IGNORE_FLAG = {
 
 
 def new_run_id() -> uuid.UUID:
-    """A fresh run id."""
-    return uuid.uuid4()
+    """A fresh run id (uuid is imported on first use: it costs ~10 ms at start-up)."""
+    from uuid import uuid4
+
+    return uuid4()
 
 
 def _dispatch(
-    handlers: Iterable[BaseCallbackHandler], event: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+    handlers: Iterable[BaseCallbackHandler],
+    event: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
 ) -> list[Awaitable[Any]]:
     """Call `event` on every handler in order; return the coroutines of async hooks, not awaited."""
     pending: list[Awaitable[Any]] = []
@@ -57,7 +58,7 @@ def _dispatch(
         except Exception as exc:
             _handler_failed(handler, event, exc)
             continue
-        if inspect.isawaitable(result):
+        if result is not None and hasattr(result, "__await__"):
             pending.append(_guarded(handler, event, result))
     return pending
 
@@ -72,11 +73,17 @@ async def _guarded(handler: BaseCallbackHandler, event: str, awaitable: Awaitabl
 def _handler_failed(handler: BaseCallbackHandler, event: str, exc: Exception) -> None:
     if getattr(handler, "raise_error", False):
         raise exc
-    logger.warning("Error in %s.%s callback: %r", type(handler).__name__, event, exc)
+    import logging
+
+    logging.getLogger("actloop.callbacks").warning(
+        "Error in %s.%s callback: %r", type(handler).__name__, event, exc
+    )
 
 
 def _run_sync(pending: list[Awaitable[Any]]) -> None:
     """Run async hooks to completion from sync code (in a helper thread if a loop is running here)."""
+    import asyncio
+    import threading
 
     async def _all() -> None:
         for awaitable in pending:
@@ -95,7 +102,14 @@ def _run_sync(pending: list[Awaitable[Any]]) -> None:
 class CallbackManager:
     """The handlers, tags and metadata a run starts with; `on_*_start` opens a child run."""
 
-    __slots__ = ("handlers", "inheritable_handlers", "local_tags", "metadata", "parent_run_id", "tags")
+    __slots__ = (
+        "handlers",
+        "inheritable_handlers",
+        "local_tags",
+        "metadata",
+        "parent_run_id",
+        "tags",
+    )
 
     def __init__(
         self,
@@ -108,7 +122,9 @@ class CallbackManager:
         local_tags: list[str] | None = None,
     ) -> None:
         self.handlers = handlers
-        self.inheritable_handlers = handlers if inheritable_handlers is None else inheritable_handlers
+        self.inheritable_handlers = (
+            handlers if inheritable_handlers is None else inheritable_handlers
+        )
         self.parent_run_id = parent_run_id
         self.tags = tags or []
         """Tags inherited by every run below."""
@@ -152,17 +168,23 @@ class CallbackManager:
     ) -> RunManager:
         """Open a run: fire `event` (e.g. "on_chain_start") and return its RunManager."""
         run = self._open(run_id, tags, metadata)
-        run.pending = _dispatch(self.handlers, event, (serialized, payload), run.start_kwargs(kwargs))
+        run.pending = _dispatch(
+            self.handlers, event, (serialized, payload), run.start_kwargs(kwargs)
+        )
         return run
 
     def _open(
         self, run_id: uuid.UUID | None, tags: list[str] | None, metadata: dict[str, Any] | None
     ) -> RunManager:
         inheritable = list(dict.fromkeys([*self.tags, *tags])) if tags else self.tags
-        shown = list(dict.fromkeys([*self.local_tags, *inheritable])) if self.local_tags else inheritable
+        shown = (
+            list(dict.fromkeys([*self.local_tags, *inheritable]))
+            if self.local_tags
+            else inheritable
+        )
         all_meta = {**self.metadata, **metadata} if metadata else self.metadata
         return RunManager(
-            run_id or uuid.uuid4(),
+            run_id or new_run_id(),
             self.parent_run_id,
             self.handlers,
             self.inheritable_handlers,
@@ -246,7 +268,12 @@ class RunManager:
         return pending
 
     def _kwargs(self, extra: dict[str, Any]) -> dict[str, Any]:
-        return {"run_id": self.run_id, "parent_run_id": self.parent_run_id, "tags": self.tags, **extra}
+        return {
+            "run_id": self.run_id,
+            "parent_run_id": self.parent_run_id,
+            "tags": self.tags,
+            **extra,
+        }
 
     def get_child(self, tag: str | None = None) -> CallbackManager:
         """The manager for runs started inside this one."""

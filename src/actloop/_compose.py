@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import typing
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from actloop._callback_manager import CallbackManager
@@ -73,11 +70,11 @@ class RunnableSequence(Runnable[Any, Any]):
         return self.steps[-1]
 
     @property
-    def InputType(self) -> Any:  # noqa: N802
+    def InputType(self) -> Any:
         return self.steps[0].InputType
 
     @property
-    def OutputType(self) -> Any:  # noqa: N802
+    def OutputType(self) -> Any:
         return self.steps[-1].OutputType
 
     def _invoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> Any:
@@ -96,7 +93,9 @@ class RunnableSequence(Runnable[Any, Any]):
     def _astream(self, input: Any, config: RunnableConfig, **kwargs: Any) -> AsyncIterator[Any]:
         return self._atransform(_aiter_one(input), config)
 
-    def _transform(self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any) -> Iterator[Any]:
+    def _transform(
+        self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any
+    ) -> Iterator[Any]:
         for i, step in enumerate(self.steps, 1):
             chunks = step.transform(chunks, _tagged(config, f"seq:step:{i}"))
         return chunks
@@ -126,7 +125,7 @@ class RunnableParallel(Runnable[Any, dict[str, Any]]):
         return self.name or f"RunnableParallel<{','.join(self.steps__)}>"
 
     @property
-    def OutputType(self) -> Any:  # noqa: N802
+    def OutputType(self) -> Any:
         return dict[str, Any]
 
     def _invoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> dict[str, Any]:
@@ -134,6 +133,8 @@ class RunnableParallel(Runnable[Any, dict[str, Any]]):
         if len(items) == 1:
             key, step = items[0]
             return {key: step.invoke(input, _tagged(config, f"map:key:{key}"))}
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(max_workers=config.get("max_concurrency") or len(items)) as pool:
             futures = {
                 key: pool.submit(step.invoke, input, _tagged(config, f"map:key:{key}"))
@@ -142,6 +143,8 @@ class RunnableParallel(Runnable[Any, dict[str, Any]]):
             return {key: fut.result() for key, fut in futures.items()}
 
     async def _ainvoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> dict[str, Any]:
+        import asyncio
+
         keys = list(self.steps__)
         results = await asyncio.gather(
             *(self.steps__[k].ainvoke(input, _tagged(config, f"map:key:{k}")) for k in keys)
@@ -165,6 +168,8 @@ class RunnableParallel(Runnable[Any, dict[str, Any]]):
 
 
 def _wants_config(func: Callable[..., Any]) -> bool:
+    import inspect
+
     try:
         return "config" in inspect.signature(func).parameters
     except (TypeError, ValueError):
@@ -175,9 +180,13 @@ class RunnableLambda(Runnable[Input, Output]):
     """Wraps a sync or async function; `OutputType` comes from its return annotation."""
 
     def __init__(
-        self, func: Callable[..., Any], afunc: Callable[..., Awaitable[Any]] | None = None,
+        self,
+        func: Callable[..., Any],
+        afunc: Callable[..., Awaitable[Any]] | None = None,
         name: str | None = None,
     ) -> None:
+        import inspect
+
         if inspect.iscoroutinefunction(func):
             afunc, func = func, None  # type: ignore[assignment]
         self.func: Callable[..., Any] | None = func
@@ -189,7 +198,9 @@ class RunnableLambda(Runnable[Input, Output]):
         self._config_arg = _wants_config(target)  # type: ignore[arg-type]
 
     @property
-    def InputType(self) -> Any:  # noqa: N802
+    def InputType(self) -> Any:
+        import inspect
+
         target = self.func or self.afunc
         try:
             first = next(iter(inspect.signature(target).parameters), None)  # type: ignore[arg-type]
@@ -198,7 +209,7 @@ class RunnableLambda(Runnable[Input, Output]):
             return Any
 
     @property
-    def OutputType(self) -> Any:  # noqa: N802
+    def OutputType(self) -> Any:
         target = self.func or self.afunc
         try:
             return typing.get_type_hints(target).get("return", Any)
@@ -220,8 +231,14 @@ class RunnableLambda(Runnable[Input, Output]):
         return out.invoke(input, config) if isinstance(out, Runnable) else out
 
     async def _ainvoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> Any:
-        out = await self._call(self.afunc, input, config) if self.afunc else self._call(
-            self.func, input, config  # type: ignore[arg-type]
+        out = (
+            await self._call(self.afunc, input, config)
+            if self.afunc
+            else self._call(
+                self.func,
+                input,
+                config,  # type: ignore[arg-type]
+            )
         )
         return await out.ainvoke(input, config) if isinstance(out, Runnable) else out
 
@@ -248,7 +265,9 @@ class RunnablePassthrough(Runnable[Any, Any]):
     async def _ainvoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> Any:
         return self._invoke(input, config)
 
-    def _transform(self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any) -> Iterator[Any]:
+    def _transform(
+        self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any
+    ) -> Iterator[Any]:
         final: Any = None
         for chunk in chunks:
             final = add_chunks(final, chunk)
@@ -277,10 +296,12 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         return self.name or f"RunnableAssign<{','.join(self.mapper.steps__)}>"
 
     @property
-    def OutputType(self) -> Any:  # noqa: N802
+    def OutputType(self) -> Any:
         return dict[str, Any]
 
-    def _invoke(self, input: dict[str, Any], config: RunnableConfig, **kwargs: Any) -> dict[str, Any]:
+    def _invoke(
+        self, input: dict[str, Any], config: RunnableConfig, **kwargs: Any
+    ) -> dict[str, Any]:
         _require_dict(input)
         return {**input, **self.mapper.invoke(input, _tagged(config, "mapper:step:1"))}
 

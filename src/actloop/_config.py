@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    import uuid
 
 __all__ = ["RunnableConfig", "child_config", "ensure_config", "merge_configs"]
+
 
 class RunnableConfig(TypedDict, total=False):
     """Options for one call: callbacks, tags, metadata, names and limits."""

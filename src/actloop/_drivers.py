@@ -11,8 +11,6 @@ Async: calls are tasks; at the deadline pending tasks are cancelled.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -20,7 +18,6 @@ from typing import Any
 from actloop._callback_manager import RunManager
 from actloop._config import RunnableConfig
 from actloop._core import Act, ActTimeout, Done, LoopCore, LoopSettings, LoopState, Plan, ToolCall
-from actloop._workers import submit
 from actloop.agents import AgentAction, AgentFinish, AgentStep
 from actloop.exceptions import OutputParserException, attach_steps
 
@@ -107,11 +104,10 @@ class SyncDriver(_DriverBase):
             if remaining is None:
                 output = self.agent.plan(effect.steps, self._child(), **self.inputs)
             else:
-                future = submit(self._plan_call, effect.steps)
-                output = future.result(timeout=max(remaining, 0.0))
+                output = _wait_one(self._plan_call, effect.steps, remaining)
         except OutputParserException as exc:
             output = exc
-        except concurrent.futures.TimeoutError:
+        except _Deadline:
             self.core.deadline_passed()
             return
         self.core.send(output)
@@ -128,6 +124,10 @@ class SyncDriver(_DriverBase):
         remaining = self.core.remaining()
         if remaining is None and (len(calls) == 1 or self.max_concurrency == 1):
             return self._act_inline(calls)
+        import concurrent.futures
+
+        from actloop._workers import submit
+
         futures = [submit(self._run_tool, call) for call in calls]
         timeout = None if remaining is None else max(remaining, 0.0)
         done, _ = concurrent.futures.wait(
@@ -162,9 +162,23 @@ class SyncDriver(_DriverBase):
             self.run.fire("on_agent_finish", finish, color="green", verbose=self.verbose)
 
 
-def _collect(
-    futures: list[concurrent.futures.Future[Any]], done: set[concurrent.futures.Future[Any]]
-) -> tuple[dict[int, Any], BaseException | None]:
+class _Deadline(Exception):
+    """The deadline passed while waiting on a worker."""
+
+
+def _wait_one(fn: Any, arg: Any, remaining: float) -> Any:
+    """Run `fn(arg)` on a daemon worker and wait at most `remaining` seconds."""
+    import concurrent.futures
+
+    from actloop._workers import submit
+
+    try:
+        return submit(fn, arg).result(timeout=max(remaining, 0.0))
+    except concurrent.futures.TimeoutError:
+        raise _Deadline from None
+
+
+def _collect(futures: list[Any], done: set[Any]) -> tuple[dict[int, Any], BaseException | None]:
     """Results of the finished futures by index, and the first error in action order."""
     finished: dict[int, Any] = {}
     error: BaseException | None = None
@@ -213,6 +227,8 @@ class AsyncDriver(_DriverBase):
                 core.send(await self._stopped_response(effect.method))
 
     async def _plan(self, effect: Plan) -> None:
+        import asyncio
+
         remaining = self.core.remaining()
         call = self.agent.aplan(effect.steps, self._child(), **self.inputs)
         try:
@@ -235,6 +251,8 @@ class AsyncDriver(_DriverBase):
         return await call.tool.arun(call.tool_input, **self._tool_kwargs(call))
 
     async def _act(self, calls: list[ToolCall]) -> list[Any] | ActTimeout:
+        import asyncio
+
         remaining = self.core.remaining()
         if remaining is None and len(calls) == 1:
             try:

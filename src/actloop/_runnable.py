@@ -7,9 +7,7 @@ the run's callbacks only when a handler is attached (`configure` returns None ot
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Generic, TypeVar
 
 from actloop._callback_manager import RunManager, configure
@@ -32,7 +30,9 @@ def add_chunks(acc: Any, chunk: Any) -> Any:
         return chunk
 
 
-def _run_manager(runnable: Runnable[Any, Any], config: RunnableConfig, payload: Any) -> RunManager | None:
+def _run_manager(
+    runnable: Runnable[Any, Any], config: RunnableConfig, payload: Any
+) -> RunManager | None:
     """Open a chain run for `runnable` if any handler listens, else None."""
     callbacks = config.get("callbacks")
     if callbacks is None:
@@ -59,12 +59,12 @@ class Runnable(Generic[Input, Output]):
         return self.name or type(self).__name__
 
     @property
-    def InputType(self) -> Any:  # noqa: N802 - LangChain's name
+    def InputType(self) -> Any:
         """The type this runnable accepts."""
         return Any
 
     @property
-    def OutputType(self) -> Any:  # noqa: N802 - LangChain's name
+    def OutputType(self) -> Any:
         """The type this runnable returns."""
         return Any
 
@@ -166,7 +166,11 @@ class Runnable(Generic[Input, Output]):
             yield chunk
 
     def _traced(
-        self, body: Callable[..., Iterator[Output]], arg: Any, config: RunnableConfig, payload: Any,
+        self,
+        body: Callable[..., Iterator[Output]],
+        arg: Any,
+        config: RunnableConfig,
+        payload: Any,
         kwargs: dict[str, Any],
     ) -> Iterator[Output]:
         run = _run_manager(self, config, payload)
@@ -186,8 +190,12 @@ class Runnable(Generic[Input, Output]):
         run.fire("on_chain_end", final)
 
     async def _atraced(
-        self, body: Callable[..., AsyncIterator[Output]], arg: Any, config: RunnableConfig,
-        payload: Any, kwargs: dict[str, Any],
+        self,
+        body: Callable[..., AsyncIterator[Output]],
+        arg: Any,
+        config: RunnableConfig,
+        payload: Any,
+        kwargs: dict[str, Any],
     ) -> AsyncIterator[Output]:
         run = _run_manager(self, config, payload)
         if run is None:
@@ -207,8 +215,12 @@ class Runnable(Generic[Input, Output]):
         await run.afire("on_chain_end", final)
 
     def batch(
-        self, inputs: list[Input], config: RunnableConfig | list[RunnableConfig] | None = None,
-        *, return_exceptions: bool = False, **kwargs: Any,
+        self,
+        inputs: list[Input],
+        config: RunnableConfig | list[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
     ) -> list[Output]:
         """Run on many inputs in a thread pool bounded by `max_concurrency`; results in order."""
         configs = _configs_for(config, len(inputs))
@@ -225,15 +237,23 @@ class Runnable(Generic[Input, Output]):
 
         if len(inputs) == 1:
             return [one((inputs[0], configs[0]))]
+        from concurrent.futures import ThreadPoolExecutor
+
         workers = configs[0].get("max_concurrency") or min(len(inputs), 32)
         with ThreadPoolExecutor(max_workers=workers) as pool:
             return list(pool.map(one, zip(inputs, configs)))
 
     async def abatch(
-        self, inputs: list[Input], config: RunnableConfig | list[RunnableConfig] | None = None,
-        *, return_exceptions: bool = False, **kwargs: Any,
+        self,
+        inputs: list[Input],
+        config: RunnableConfig | list[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
     ) -> list[Output]:
         """Run on many inputs concurrently, at most `max_concurrency` at a time; results in order."""
+        import asyncio
+
         configs = _configs_for(config, len(inputs))
         limit = configs[0].get("max_concurrency") if configs else None
         semaphore = asyncio.Semaphore(limit) if limit else None
@@ -252,7 +272,11 @@ class Runnable(Generic[Input, Output]):
         return list(await asyncio.gather(*(one(i, c) for i, c in zip(inputs, configs))))
 
     def astream_events(
-        self, input: Input, config: RunnableConfig | None = None, *, version: str = "v2",
+        self,
+        input: Input,
+        config: RunnableConfig | None = None,
+        *,
+        version: str = "v2",
         **kwargs: Any,
     ) -> AsyncIterator[dict[str, Any]]:
         """Yield LangChain-style events (`on_chain_start`, `on_chat_model_stream`, ...) of a run."""
@@ -282,7 +306,9 @@ class Runnable(Generic[Input, Output]):
         """This runnable with keyword arguments fixed for every call (e.g. `stop=[...]`)."""
         return RunnableBinding(self, kwargs=kwargs)
 
-    def with_config(self, config: RunnableConfig | None = None, **fields: Any) -> Runnable[Input, Output]:
+    def with_config(
+        self, config: RunnableConfig | None = None, **fields: Any
+    ) -> Runnable[Input, Output]:
         """This runnable with a config merged into every call's config."""
         return RunnableBinding(self, config=merge_configs(config, fields))  # type: ignore[arg-type]
 
@@ -301,7 +327,10 @@ class RunnableBinding(Runnable[Input, Output]):
     """A runnable with fixed call kwargs and config; made by `bind`, `with_config`, `bind_tools`."""
 
     def __init__(
-        self, bound: Runnable[Input, Output], *, kwargs: Mapping[str, Any] | None = None,
+        self,
+        bound: Runnable[Input, Output],
+        *,
+        kwargs: Mapping[str, Any] | None = None,
         config: RunnableConfig | None = None,
     ) -> None:
         if isinstance(bound, RunnableBinding):
@@ -321,15 +350,17 @@ class RunnableBinding(Runnable[Input, Output]):
             raise AttributeError(name)
         attr = getattr(self.bound, name)
         if callable(attr) and name in ("bind_tools", "with_structured_output"):
-            return lambda *a, **k: RunnableBinding(attr(*a, **k), kwargs=self.kwargs, config=self.config)  # type: ignore[misc]
+            return lambda *a, **k: RunnableBinding(
+                attr(*a, **k), kwargs=self.kwargs, config=self.config
+            )  # type: ignore[misc]
         return attr
 
     @property
-    def InputType(self) -> Any:  # noqa: N802
+    def InputType(self) -> Any:
         return self.bound.InputType
 
     @property
-    def OutputType(self) -> Any:  # noqa: N802
+    def OutputType(self) -> Any:
         return self.bound.OutputType
 
     def _merge(self, config: RunnableConfig | None) -> RunnableConfig:
@@ -364,7 +395,9 @@ class RunnableBinding(Runnable[Input, Output]):
         return self.bound.atransform(chunks, self._merge(config), **{**self.kwargs, **kwargs})
 
     def __repr__(self) -> str:
-        return f"RunnableBinding(bound={self.bound!r}, kwargs={self.kwargs!r}, config={self.config!r})"
+        return (
+            f"RunnableBinding(bound={self.bound!r}, kwargs={self.kwargs!r}, config={self.config!r})"
+        )
 
 
 def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
@@ -377,7 +410,4 @@ def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
         return RunnableLambda(thing)  # type: ignore[arg-type]
     if isinstance(thing, dict):
         return RunnableParallel(thing)  # type: ignore[arg-type]
-    raise TypeError(
-        f"Expected a Runnable, callable or dict, got {type(thing).__name__}: {thing!r}"
-    )
-
+    raise TypeError(f"Expected a Runnable, callable or dict, got {type(thing).__name__}: {thing!r}")

@@ -8,9 +8,10 @@ A handler that raises is logged and skipped (the run goes on) unless its `raise_
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeAlias
-from uuid import UUID
 
 if TYPE_CHECKING:
+    from uuid import UUID
+
     from actloop._callback_manager import CallbackManager
 
 __all__ = [
@@ -39,91 +40,166 @@ class BaseCallbackHandler:
     ignore_chat_model: bool = False
 
     def on_chat_model_start(
-        self, serialized: dict[str, Any], messages: list[list[Any]], *, run_id: UUID,
-        parent_run_id: UUID | None = None, tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None, **kwargs: Any,
+        self,
+        serialized: dict[str, Any],
+        messages: list[list[Any]],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
     ) -> Any:
         """A chat model starts; `messages` is a list of message lists."""
 
     def on_llm_start(
-        self, serialized: dict[str, Any], prompts: list[str], *, run_id: UUID,
-        parent_run_id: UUID | None = None, tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None, **kwargs: Any,
+        self,
+        serialized: dict[str, Any],
+        prompts: list[str],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
     ) -> Any:
         """A text model starts (fired for chat models by handlers lacking on_chat_model_start)."""
 
     def on_llm_new_token(
-        self, token: str, *, chunk: Any = None, run_id: UUID,
-        parent_run_id: UUID | None = None, tags: list[str] | None = None, **kwargs: Any,
+        self,
+        token: str,
+        *,
+        chunk: Any = None,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        **kwargs: Any,
     ) -> Any:
         """A model streamed a token; `chunk` is a ChatGenerationChunk."""
 
     def on_llm_end(
-        self, response: Any, *, run_id: UUID, parent_run_id: UUID | None = None,
-        tags: list[str] | None = None, **kwargs: Any,
+        self,
+        response: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        **kwargs: Any,
     ) -> Any:
         """A model finished; `response` is an LLMResult."""
 
     def on_llm_error(
-        self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None,
-        tags: list[str] | None = None, **kwargs: Any,
+        self,
+        error: BaseException,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        **kwargs: Any,
     ) -> Any:
         """A model raised."""
 
     def on_chain_start(
-        self, serialized: dict[str, Any] | None, inputs: Any, *, run_id: UUID,
-        parent_run_id: UUID | None = None, tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None, **kwargs: Any,
+        self,
+        serialized: dict[str, Any] | None,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
     ) -> Any:
         """A chain (any Runnable, the executor included) starts; `name=` is in kwargs."""
 
     def on_chain_end(
-        self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None,
-        tags: list[str] | None = None, **kwargs: Any,
+        self,
+        outputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        **kwargs: Any,
     ) -> Any:
         """A chain finished."""
 
     def on_chain_error(
-        self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None,
-        tags: list[str] | None = None, **kwargs: Any,
+        self,
+        error: BaseException,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        **kwargs: Any,
     ) -> Any:
         """A chain raised."""
 
     def on_tool_start(
-        self, serialized: dict[str, Any], input_str: str, *, run_id: UUID,
-        parent_run_id: UUID | None = None, tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None, inputs: dict[str, Any] | None = None,
+        self,
+        serialized: dict[str, Any],
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        inputs: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> Any:
         """A tool starts; its name is `serialized["name"]`."""
 
     def on_tool_end(
-        self, output: Any, *, run_id: UUID, parent_run_id: UUID | None = None,
-        tags: list[str] | None = None, **kwargs: Any,
+        self,
+        output: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        **kwargs: Any,
     ) -> Any:
         """A tool returned `output`."""
 
     def on_tool_error(
-        self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None,
-        tags: list[str] | None = None, **kwargs: Any,
+        self,
+        error: BaseException,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        **kwargs: Any,
     ) -> Any:
         """A tool raised."""
 
     def on_text(
-        self, text: str, *, run_id: UUID, parent_run_id: UUID | None = None,
-        tags: list[str] | None = None, **kwargs: Any,
+        self,
+        text: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        **kwargs: Any,
     ) -> Any:
         """Free text (verbose output)."""
 
     def on_agent_action(
-        self, action: Any, *, run_id: UUID, parent_run_id: UUID | None = None,
-        tags: list[str] | None = None, **kwargs: Any,
+        self,
+        action: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        **kwargs: Any,
     ) -> Any:
         """The agent decided to run a tool; fired just before that tool runs."""
 
     def on_agent_finish(
-        self, finish: Any, *, run_id: UUID, parent_run_id: UUID | None = None,
-        tags: list[str] | None = None, **kwargs: Any,
+        self,
+        finish: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        **kwargs: Any,
     ) -> Any:
         """The agent finished."""
 
@@ -208,8 +284,12 @@ class StdOutCallbackHandler(BaseCallbackHandler):
         print_text(action.log, color=color or self.color)
 
     def on_tool_end(  # type: ignore[override]
-        self, output: Any, color: str | None = None, observation_prefix: str | None = None,
-        llm_prefix: str | None = None, **kwargs: Any,
+        self,
+        output: Any,
+        color: str | None = None,
+        observation_prefix: str | None = None,
+        llm_prefix: str | None = None,
+        **kwargs: Any,
     ) -> None:
         if observation_prefix is not None:
             print_text(f"\n{observation_prefix}")
