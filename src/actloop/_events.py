@@ -28,8 +28,13 @@ class _Run:
     __slots__ = ("input", "kind", "metadata", "name", "parent", "tags")
 
     def __init__(
-        self, kind: str, name: str, parent: UUID | None, tags: list[str] | None,
-        metadata: dict[str, Any] | None, input: Any,
+        self,
+        kind: str,
+        name: str,
+        parent: UUID | None,
+        tags: list[str] | None,
+        metadata: dict[str, Any] | None,
+        input: Any,
     ) -> None:
         self.kind = kind
         self.name = name
@@ -116,7 +121,13 @@ class _EventHandler(BaseCallbackHandler):
         self, serialized: dict[str, Any], messages: list[list[Any]], *, run_id: UUID, **kw: Any
     ) -> None:
         payload = {"messages": messages}
-        self._open("chat_model", kw.get("name") or serialized.get("name", "chat_model"), run_id, kw, payload)
+        self._open(
+            "chat_model",
+            kw.get("name") or serialized.get("name", "chat_model"),
+            run_id,
+            kw,
+            payload,
+        )
         self._emit("start", run_id, {"input": payload})
 
     def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: UUID, **kw: Any) -> None:  # type: ignore[override]
@@ -136,7 +147,9 @@ def _with_handler(config: RunnableConfig, handler: BaseCallbackHandler) -> Runna
 
 
 def _keep(
-    event: dict[str, Any], names: Sequence[str] | None, types: Sequence[str] | None,
+    event: dict[str, Any],
+    names: Sequence[str] | None,
+    types: Sequence[str] | None,
     tags: Sequence[str] | None,
 ) -> bool:
     if names is None and types is None and tags is None:
@@ -150,9 +163,14 @@ def _keep(
 
 
 async def astream_events(
-    runnable: Runnable[Any, Any], input: Any, config: RunnableConfig | None = None, *,
-    version: str = "v2", include_names: Sequence[str] | None = None,
-    include_types: Sequence[str] | None = None, include_tags: Sequence[str] | None = None,
+    runnable: Runnable[Any, Any],
+    input: Any,
+    config: RunnableConfig | None = None,
+    *,
+    version: str = "v2",
+    include_names: Sequence[str] | None = None,
+    include_types: Sequence[str] | None = None,
+    include_tags: Sequence[str] | None = None,
     **kwargs: Any,
 ) -> AsyncIterator[dict[str, Any]]:
     """Run `runnable.astream(input)` and yield the events of the run as they happen."""

@@ -36,7 +36,7 @@ class SerializationError(ActloopError, ValueError):
     """Serialized data is malformed, too deep, or names a class that may not be built."""
 
 
-class OutputParserException(ActloopError, ValueError):  # noqa: N818 - LangChain's name
+class OutputParserException(ActloopError, ValueError):
     """A model reply could not be parsed.
 
     `observation` is what the model is told when `send_to_llm` is True; `llm_output` is the reply.
@@ -67,7 +67,7 @@ _TROUBLESHOOTING = (
 )
 
 
-class ToolException(ActloopError):  # noqa: N818 - LangChain's name
+class ToolException(ActloopError):
     """Raised inside a tool to report an error; with `handle_tool_error` it becomes the observation."""
 
 
