@@ -28,6 +28,9 @@ _IGNORE_FLAG = {
     "on_llm_end": "ignore_llm",
     "on_llm_error": "ignore_llm",
     "on_chat_model_start": "ignore_chat_model",
+    "on_tool_start": "ignore_agent",
+    "on_tool_end": "ignore_agent",
+    "on_tool_error": "ignore_agent",
 }
 
 

@@ -10,9 +10,7 @@ in `actloop.tools._validate`).
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, cast
 
@@ -32,6 +30,7 @@ from actloop.tools._calls import (
 from actloop.tools._validate import InvalidArguments, parse_input
 
 if TYPE_CHECKING:
+    import uuid
     from collections.abc import AsyncIterator, Iterator
 
     from pydantic import BaseModel
@@ -150,8 +149,17 @@ class BaseTool(Runnable[Any, Any]):
         raise NotImplementedError(f"{type(self).__name__} does not implement _run")
 
     async def _arun(self, *args: Any, **kwargs: Any) -> Any:
-        """Run the sync `_run` in a worker thread, so the event loop is never blocked."""
-        return await asyncio.to_thread(self._run, *args, **kwargs)
+        """Run the sync `_run` on a daemon worker, so the event loop is never blocked.
+
+        Daemon workers (`actloop._workers`) are never joined: a sync tool that hangs forever
+        cannot keep `asyncio.run()` or the process from exiting (`asyncio.to_thread` would).
+        """
+        import asyncio
+
+        from actloop._workers import submit
+
+        call = functools.partial(self._run, *args, **kwargs)
+        return await asyncio.wrap_future(submit(call))
 
     def _sync_target(self) -> Callable[..., Any] | None:
         """The callable whose parameters decide what `run` injects."""
