@@ -235,3 +235,33 @@ def test_config_reaches_tools() -> None:
         {"tags": ["t1"], "metadata": {"m": 1}, "configurable": {"thread_id": "T"}},
     )
     assert seen == [(["t1"], {"m": 1}, {"thread_id": "T"})]
+
+
+HUNG_SCRIPT = """
+import asyncio, sys, threading
+from actloop import AgentAction, AgentExecutor, AgentFinish, BaseSingleActionAgent, Tool
+
+class Agent(BaseSingleActionAgent):
+    def plan(self, steps, callbacks=None, **kw):
+        return AgentAction("hang", "x", "")
+
+hang = Tool(name="hang", func=lambda q: threading.Event().wait(), description="never returns")
+executor = AgentExecutor(agent=Agent(), tools=[hang], max_execution_time=0.5)
+if sys.argv[1] == "sync":
+    print(executor.invoke({"input": "q"})["output"])
+else:
+    print(asyncio.run(executor.ainvoke({"input": "q"}))["output"])
+"""
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_process_with_a_hung_tool_exits(mode: str) -> None:
+    # The stuck worker is a daemon thread: neither asyncio.run() nor interpreter exit waits for it.
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", HUNG_SCRIPT, mode], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Agent stopped due to iteration limit or time limit.\n"
