@@ -12,6 +12,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $@
 
+demo: $(STAMP)
+	$(VENV)/bin/actloop run "What is 12 * 7 + 5?"
+
 test: $(STAMP)
 	$(PY) -m pytest -q
 
@@ -19,6 +22,9 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/pyright
+
+bench:
+	$(PYTHON) bench/run.py
 
 clean:
 	rm -rf $(VENV)
