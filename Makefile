@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
+DEMO_STAMP := $(VENV)/.installed-demo
 
 .PHONY: demo test lint bench clean
 
@@ -12,7 +13,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $@
 
-demo: $(STAMP)
+$(DEMO_STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[local,openai]"
+	touch $@
+
+demo: $(DEMO_STAMP)
 	$(VENV)/bin/actloop run "What is 12 * 7 + 5?"
 
 test: $(STAMP)

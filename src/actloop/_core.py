@@ -62,10 +62,18 @@ class LoopSettings:
     colors: dict[str, str] = field(default_factory=lambda: {})
     """Each tool's colour for verbose output."""
 
+    run_kwargs: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
+    """Per tool, the extra keywords of its runs (colour, prefixes); computed once per run."""
+
     def __post_init__(self) -> None:
         if not self.colors:
             colors = get_color_mapping(list(self.tools), excluded_colors=["green", "red"])
             object.__setattr__(self, "colors", colors)
+        for name, tool in self.tools.items():
+            kwargs = {**self.tool_run_kwargs, "color": self.colors[name]}
+            if tool.return_direct:
+                kwargs["llm_prefix"] = ""
+            self.run_kwargs[name] = kwargs
 
 
 @dataclass
@@ -217,12 +225,15 @@ class LoopCore:
             state.pending, state.phase = [], "stop"
             state.elapsed = self.elapsed()
             return
-        new_steps = list(zip(actions, result))
-        state.steps.extend(new_steps)
         state.pending = []
-        if len(new_steps) == 1 and (direct := self._direct_return(*new_steps[0])) is not None:
-            self._finish(direct, stopped=False)
-            return
+        if len(actions) == 1:
+            step = (actions[0], result[0])
+            state.steps.append(step)
+            if (direct := self._direct_return(*step)) is not None:
+                self._finish(direct, stopped=False)
+                return
+        else:
+            state.steps.extend(zip(actions, result, strict=True))
         state.iterations += 1
         state.elapsed = self.elapsed()
         state.phase = "plan"
@@ -262,20 +273,19 @@ class LoopCore:
         return AgentAction("_Exception", observation, text)
 
     def _call(self, action: AgentAction) -> ToolCall:
-        kwargs = {**self.settings.tool_run_kwargs, "color": None}
+        settings = self.settings
         if action.tool == "_Exception" and not self.state.announce:
+            kwargs = {**settings.tool_run_kwargs, "color": None}
             return ToolCall(action, _EXCEPTION_TOOL.get(ExceptionTool), action.tool_input, kwargs)
-        tool = self.settings.tools.get(action.tool)
+        tool = settings.tools.get(action.tool)
         if tool is None:
             payload = {
                 "requested_tool_name": action.tool,
-                "available_tool_names": list(self.settings.tools),
+                "available_tool_names": list(settings.tools),
             }
+            kwargs = {**settings.tool_run_kwargs, "color": None}
             return ToolCall(action, _INVALID_TOOL.get(InvalidTool), payload, kwargs)
-        kwargs["color"] = self.settings.colors[action.tool]
-        if tool.return_direct:
-            kwargs["llm_prefix"] = ""
-        return ToolCall(action, tool, action.tool_input, kwargs)
+        return ToolCall(action, tool, action.tool_input, settings.run_kwargs[action.tool])
 
     def _direct_return(self, action: AgentAction, observation: Any) -> AgentFinish | None:
         tool = self.settings.tools.get(action.tool)
