@@ -50,6 +50,8 @@ def _tagged(config: RunnableConfig, tag: str) -> RunnableConfig:
 class RunnableSequence(Runnable[Any, Any]):
     """Steps run one after another, each getting the previous output; streams through all steps."""
 
+    _streams_input = True
+
     def __init__(self, *steps: Runnable[Any, Any], name: str | None = None) -> None:
         flat: list[Runnable[Any, Any]] = []
         for step in steps:
@@ -118,6 +120,8 @@ async def _aiter_one(item: Any) -> AsyncIterator[Any]:
 class RunnableParallel(Runnable[Any, dict[str, Any]]):
     """Runs each value on the same input and returns a dict of their outputs."""
 
+    _streams_input = True
+
     def __init__(self, steps: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
         self.steps__ = {k: coerce_to_runnable(v) for k, v in {**(steps or {}), **kwargs}.items()}
 
@@ -151,6 +155,21 @@ class RunnableParallel(Runnable[Any, dict[str, Any]]):
         )
         return dict(zip(keys, results))
 
+    def _transform(self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any) -> Iterator[Any]:
+        final: Any = None
+        for chunk in chunks:
+            final = add_chunks(final, chunk)
+        yield from self._stream(final, config)
+
+    async def _atransform(
+        self, chunks: AsyncIterator[Any], config: RunnableConfig, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        final: Any = None
+        async for chunk in chunks:
+            final = add_chunks(final, chunk)
+        async for out in self._astream(final, config):
+            yield out
+
     def _stream(self, input: Any, config: RunnableConfig, **kwargs: Any) -> Iterator[Any]:
         for key, step in self.steps__.items():
             for chunk in step.stream(input, _tagged(config, f"map:key:{key}")):
@@ -178,6 +197,8 @@ def _wants_config(func: Callable[..., Any]) -> bool:
 
 class RunnableLambda(Runnable[Input, Output]):
     """Wraps a sync or async function; `OutputType` comes from its return annotation."""
+
+    _streams_input = True
 
     def __init__(
         self,
@@ -219,6 +240,20 @@ class RunnableLambda(Runnable[Input, Output]):
     def get_name(self) -> str:
         return self.name or "RunnableLambda"
 
+    def _transform(self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any) -> Iterator[Any]:
+        final: Any = None
+        for chunk in chunks:
+            final = add_chunks(final, chunk)
+        yield self._invoke(final, config)
+
+    async def _atransform(
+        self, chunks: AsyncIterator[Any], config: RunnableConfig, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        final: Any = None
+        async for chunk in chunks:
+            final = add_chunks(final, chunk)
+        yield await self._ainvoke(final, config)
+
     def _call(self, func: Callable[..., Any], input: Any, config: RunnableConfig) -> Any:
         return func(input, config=config) if self._config_arg else func(input)
 
@@ -248,6 +283,8 @@ class RunnableLambda(Runnable[Input, Output]):
 
 class RunnablePassthrough(Runnable[Any, Any]):
     """Returns its input unchanged (optionally calling `func` on it); `.assign` adds keys."""
+
+    _streams_input = True
 
     def __init__(self, func: Callable[[Any], Any] | None = None) -> None:
         self.func = func
@@ -289,6 +326,8 @@ class RunnablePassthrough(Runnable[Any, Any]):
 class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
     """Returns the input dict plus the outputs of a RunnableParallel run on it."""
 
+    _streams_input = True
+
     def __init__(self, mapper: RunnableParallel) -> None:
         self.mapper = mapper
 
@@ -310,6 +349,31 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
     ) -> dict[str, Any]:
         _require_dict(input)
         return {**input, **await self.mapper.ainvoke(input, _tagged(config, "mapper:step:1"))}
+
+    def _passthrough(self, input: Any) -> AddableDict:
+        _require_dict(input)
+        return AddableDict({k: v for k, v in input.items() if k not in self.mapper.steps__})
+
+    def _transform(self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any) -> Iterator[Any]:
+        # Like LangChain: the input's own keys stream first, then the computed ones.
+        final: Any = None
+        for chunk in chunks:
+            final = add_chunks(final, chunk)
+        if passthrough := self._passthrough(final):
+            yield passthrough
+        yield from self.mapper.transform(iter((final,)), _tagged(config, "mapper:step:1"))
+
+    async def _atransform(
+        self, chunks: AsyncIterator[Any], config: RunnableConfig, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        final: Any = None
+        async for chunk in chunks:
+            final = add_chunks(final, chunk)
+        if passthrough := self._passthrough(final):
+            yield passthrough
+        mapped = self.mapper.atransform(_aiter_one(final), _tagged(config, "mapper:step:1"))
+        async for chunk in mapped:
+            yield chunk
 
 
 def _require_dict(input: Any) -> None:

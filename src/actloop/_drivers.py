@@ -17,9 +17,20 @@ from typing import Any
 
 from actloop._callback_manager import RunManager
 from actloop._config import RunnableConfig
-from actloop._core import Act, ActTimeout, Done, LoopCore, LoopSettings, LoopState, Plan, ToolCall
+from actloop._core import (
+    _EXCEPTION_TOOL,  # pyright: ignore[reportPrivateUsage]
+    Act,
+    ActTimeout,
+    Done,
+    LoopCore,
+    LoopSettings,
+    LoopState,
+    Plan,
+    ToolCall,
+)
 from actloop.agents import AgentAction, AgentFinish, AgentStep
 from actloop.exceptions import OutputParserException, attach_steps
+from actloop.tools import ExceptionTool
 
 __all__ = ["AsyncDriver", "Event", "SyncDriver"]
 
@@ -244,7 +255,8 @@ class AsyncDriver(_DriverBase):
         self.core.send(output)
 
     async def _run_tool(self, call: ToolCall) -> Any:
-        if self.run is not None:
+        # LangChain's async path fires no on_agent_action for a parse-error (_Exception) step.
+        if self.run is not None and call.tool is not _EXCEPTION_TOOL.get(ExceptionTool):
             await self.run.afire(
                 "on_agent_action", call.action, verbose=self.verbose, color="green"
             )

@@ -25,7 +25,7 @@ _DONE = object()
 
 
 class _Run:
-    __slots__ = ("input", "kind", "metadata", "name", "parent", "tags")
+    __slots__ = ("ended", "input", "kind", "metadata", "name", "parent", "streamed", "tags")
 
     def __init__(
         self,
@@ -42,12 +42,18 @@ class _Run:
         self.tags = list(tags or [])
         self.metadata = dict(metadata or {})
         self.input = input
+        self.streamed = False
+        self.ended = False
 
 
 class _EventHandler(BaseCallbackHandler):
     """Collects the callbacks of one run into a queue of event dicts (thread safe)."""
 
-    def __init__(self, queue: asyncio.Queue[Any], loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self, queue: asyncio.Queue[Any], loop: asyncio.AbstractEventLoop, root_input: Any
+    ) -> None:
+        self.root_input = root_input
+        """The input of the run `astream_events` started: its start event shows it."""
         self.queue = queue
         self.loop = loop
         self.loop_thread = threading.get_ident()
@@ -90,20 +96,33 @@ class _EventHandler(BaseCallbackHandler):
 
     def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID, **kw: Any) -> None:  # type: ignore[override]
         streamed = inputs == {"input": ""}
-        self._open("chain", kw.get("name") or "chain", run_id, kw, None if streamed else inputs)
+        if streamed and kw.get("parent_run_id") is None:
+            inputs, streamed = self.root_input, False
+        name = kw.get("name") or (serialized or {}).get("name") or "chain"
+        kind = kw.get("run_type") or "chain"
+        self._open(kind, name, run_id, kw, None if streamed else inputs)
         self._emit("start", run_id, {} if streamed else {"input": inputs})
 
     def _on_stream(self, chunk: Any, *, run_id: UUID, **kw: Any) -> None:
+        run = self.runs.get(run_id)
+        if run is None or (run.ended and not run.streamed):
+            return  # LangChain streams a run only if a chunk came before its end
+        run.streamed = True
         self._emit("stream", run_id, {"chunk": chunk})
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kw: Any) -> None:  # type: ignore[override]
+        run = self.runs.get(run_id)
+        if run is not None and run.input is None and "inputs" in kw:
+            run.input = kw["inputs"]
         self._close(run_id, outputs)
 
     def _close(self, run_id: UUID, output: Any) -> None:
         run = self.runs.get(run_id)
         data: dict[str, Any] = {"output": output}
-        if run is not None and run.input is not None and run.parent is not None:
-            data["input"] = run.input
+        if run is not None:
+            run.ended = True
+            if run.input is not None and run.parent is not None:
+                data["input"] = run.input
         self._emit("end", run_id, data)
 
     def on_tool_start(  # type: ignore[override]
@@ -120,7 +139,7 @@ class _EventHandler(BaseCallbackHandler):
     def on_chat_model_start(  # type: ignore[override]
         self, serialized: dict[str, Any], messages: list[list[Any]], *, run_id: UUID, **kw: Any
     ) -> None:
-        payload = {"messages": messages}
+        payload = {"messages": messages} if kw.get("parent_run_id") else self.root_input
         self._open(
             "chat_model",
             kw.get("name") or serialized.get("name", "chat_model"),
@@ -177,7 +196,7 @@ async def astream_events(
     if version != "v2":
         raise ValueError(f"Only version='v2' of astream_events is supported, got {version!r}")
     queue: asyncio.Queue[Any] = asyncio.Queue()
-    handler = _EventHandler(queue, asyncio.get_running_loop())
+    handler = _EventHandler(queue, asyncio.get_running_loop(), input)
     run_config = _with_handler(ensure_config(config), handler)
 
     async def consume() -> None:

@@ -106,7 +106,7 @@ class AgentExecutorIterator:
     def __iter__(self) -> Iterator[AddableDict]:
         self.reset()
         executor = self.agent_executor
-        run = executor._open_run(self.config, self.inputs)  # pyright: ignore[reportPrivateUsage]
+        run = executor._open_run(self.config, self.inputs, iterating=True)  # pyright: ignore[reportPrivateUsage]
         driver = executor._driver(SyncDriver, self.inputs, run, self.config, self._state)  # pyright: ignore[reportPrivateUsage]
         try:
             if run is not None:
@@ -129,7 +129,7 @@ class AgentExecutorIterator:
     async def __aiter__(self) -> AsyncIterator[AddableDict]:
         self.reset()
         executor = self.agent_executor
-        run = executor._open_run(self.config, self.inputs)  # pyright: ignore[reportPrivateUsage]
+        run = executor._open_run(self.config, self.inputs, iterating=True)  # pyright: ignore[reportPrivateUsage]
         driver = executor._driver(AsyncDriver, self.inputs, run, self.config, self._state)  # pyright: ignore[reportPrivateUsage]
         try:
             if run is not None:

@@ -7,8 +7,9 @@ the run's callbacks only when a handler is attached (`configure` returns None ot
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from actloop._callback_manager import RunManager, configure
 from actloop._config import RunnableConfig, child_config, ensure_config, merge_configs
@@ -30,6 +31,44 @@ def add_chunks(acc: Any, chunk: Any) -> Any:
         return chunk
 
 
+_STREAMED: Any = object()
+"""Payload marker: the input arrives as a stream, unknown when the run starts."""
+_END: Any = object()
+
+
+def _recording(chunks: Iterator[Any], into: list[Any]) -> Iterator[Any]:
+    for chunk in chunks:
+        into.append(chunk)
+        yield chunk
+
+
+async def _arecording(chunks: AsyncIterator[Any], into: list[Any]) -> AsyncIterator[Any]:
+    async for chunk in chunks:
+        into.append(chunk)
+        yield chunk
+
+
+async def _aprepend(first: Any, rest: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    if first is not _END:
+        yield first
+    async for chunk in rest:
+        yield chunk
+
+
+async def _aiter_one(item: Any) -> AsyncIterator[Any]:
+    yield item
+
+
+def _end_inputs(payload: Any, inputs: list[Any]) -> dict[str, Any]:
+    """`on_chain_end`'s `inputs=` for a streamed-input run: the merged input, as LangChain sends."""
+    if payload is not _STREAMED:
+        return {}
+    final: Any = None
+    for chunk in inputs:
+        final = add_chunks(final, chunk)
+    return {"inputs": final}
+
+
 def _run_manager(
     runnable: Runnable[Any, Any], config: RunnableConfig, payload: Any
 ) -> RunManager | None:
@@ -40,12 +79,14 @@ def _run_manager(
     cm = configure(callbacks, tags=config.get("tags"), metadata=config.get("metadata"))
     if cm is None:
         return None
+    extra = {"run_type": runnable._run_type} if runnable._run_type else {}  # pyright: ignore[reportPrivateUsage]
     return cm.start(
         "on_chain_start",
         None,
         payload,
         run_id=config.get("run_id"),
         name=config.get("run_name") or runnable.get_name(),
+        **extra,
     )
 
 
@@ -53,6 +94,10 @@ class Runnable(Generic[Input, Output]):
     """A unit of work with invoke, stream and batch, sync and async, composable with `|`."""
 
     name: str | None = None
+    _run_type: ClassVar[str | None] = None
+    """How runs of this class are reported ("prompt", "parser"; None for plain chains)."""
+    _streams_input: ClassVar[bool] = False
+    """True when `stream` goes through `transform` (the input arrives as a stream), as in LangChain."""
 
     def get_name(self) -> str:
         """The name runs and events are reported under."""
@@ -139,31 +184,66 @@ class Runnable(Generic[Input, Output]):
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Output]:
         """Run on one input, yielding output chunks as they are produced."""
-        config = ensure_config(config)
-        return self._traced(self._stream, input, config, input, kwargs)
+        if self._streams_input:
+            return self.transform(iter((input,)), config, **kwargs)
+        if type(self)._stream is Runnable._stream:
+            return self._invoke_once(input, config, kwargs)  # cannot stream: one invoke, as LangChain
+        return self._traced(self._stream, input, ensure_config(config), input, kwargs)
 
-    async def astream(
+    def astream(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Output]:
         """Run on one input, yielding output chunks as they are produced (async)."""
-        config = ensure_config(config)
-        async for chunk in self._atraced(self._astream, input, config, input, kwargs):
-            yield chunk
+        if self._streams_input:
+            return self.atransform(_aiter_one(input), config, **kwargs)
+        if type(self)._astream is Runnable._astream:
+            return self._ainvoke_once(input, config, kwargs)
+        return self._atraced(self._astream, input, ensure_config(config), input, kwargs)
 
     def transform(
         self, chunks: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Output]:
         """Run on an input that arrives in chunks, yielding output chunks."""
-        config = ensure_config(config)
-        return self._traced(self._transform, chunks, config, {"input": ""}, kwargs)
+        if type(self)._transform is Runnable._transform:
+            return self._buffered(chunks, config, kwargs)  # cannot take a stream: gather it first
+        return self._traced(self._transform, chunks, ensure_config(config), _STREAMED, kwargs)
 
-    async def atransform(
+    def atransform(
         self, chunks: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Output]:
         """Run on an input that arrives in chunks, yielding output chunks (async)."""
-        config = ensure_config(config)
-        async for chunk in self._atraced(self._atransform, chunks, config, {"input": ""}, kwargs):
-            yield chunk
+        if type(self)._atransform is Runnable._atransform:
+            return self._abuffered(chunks, config, kwargs)
+        return self._atraced(self._atransform, chunks, ensure_config(config), _STREAMED, kwargs)
+
+    def _invoke_once(
+        self, input: Input, config: RunnableConfig | None, kwargs: dict[str, Any]
+    ) -> Iterator[Output]:
+        yield self.invoke(input, config, **kwargs)
+
+    async def _ainvoke_once(
+        self, input: Input, config: RunnableConfig | None, kwargs: dict[str, Any]
+    ) -> AsyncIterator[Output]:
+        yield await self.ainvoke(input, config, **kwargs)
+
+    def _buffered(
+        self, chunks: Iterator[Input], config: RunnableConfig | None, kwargs: dict[str, Any]
+    ) -> Iterator[Output]:
+        final: Any = _END
+        for chunk in chunks:
+            final = chunk if final is _END else add_chunks(final, chunk)
+        if final is not _END:
+            yield from self.stream(final, config, **kwargs)
+
+    async def _abuffered(
+        self, chunks: AsyncIterator[Input], config: RunnableConfig | None, kwargs: dict[str, Any]
+    ) -> AsyncIterator[Output]:
+        final: Any = _END
+        async for chunk in chunks:
+            final = chunk if final is _END else add_chunks(final, chunk)
+        if final is not _END:
+            async for out in self.astream(final, config, **kwargs):
+                yield out
 
     def _traced(
         self,
@@ -173,7 +253,16 @@ class Runnable(Generic[Input, Output]):
         payload: Any,
         kwargs: dict[str, Any],
     ) -> Iterator[Output]:
-        run = _run_manager(self, config, payload)
+        if config.get("callbacks") is None:
+            yield from body(arg, config, **kwargs)
+            return
+        inputs: list[Any] = []
+        if payload is _STREAMED:
+            # Like LangChain: the run starts once its first input chunk exists.
+            arg = _recording(arg, inputs)
+            first = next(arg, _END)
+            arg = itertools.chain(() if first is _END else (first,), arg)
+        run = _run_manager(self, config, {"input": ""} if payload is _STREAMED else payload)
         if run is None:
             yield from body(arg, config, **kwargs)
             return
@@ -187,7 +276,7 @@ class Runnable(Generic[Input, Output]):
         except BaseException as exc:
             run.fire("on_chain_error", exc)
             raise
-        run.fire("on_chain_end", final)
+        run.fire("on_chain_end", final, **_end_inputs(payload, inputs))
 
     async def _atraced(
         self,
@@ -197,7 +286,16 @@ class Runnable(Generic[Input, Output]):
         payload: Any,
         kwargs: dict[str, Any],
     ) -> AsyncIterator[Output]:
-        run = _run_manager(self, config, payload)
+        if config.get("callbacks") is None:
+            async for chunk in body(arg, config, **kwargs):
+                yield chunk
+            return
+        inputs: list[Any] = []
+        if payload is _STREAMED:
+            arg = _arecording(arg, inputs)
+            first = await anext(arg, _END)
+            arg = _aprepend(first, arg)
+        run = _run_manager(self, config, {"input": ""} if payload is _STREAMED else payload)
         if run is None:
             async for chunk in body(arg, config, **kwargs):
                 yield chunk
@@ -212,7 +310,7 @@ class Runnable(Generic[Input, Output]):
         except BaseException as exc:
             await run.afire("on_chain_error", exc)
             raise
-        await run.afire("on_chain_end", final)
+        await run.afire("on_chain_end", final, **_end_inputs(payload, inputs))
 
     def batch(
         self,

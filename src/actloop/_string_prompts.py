@@ -33,6 +33,8 @@ _INVALID = "INVALID_PROMPT_INPUT"
 class BasePromptTemplate(Record, Runnable[dict[str, Any], PromptValue]):
     """A prompt: a Runnable from a dict of variables to a `PromptValue`."""
 
+    _run_type = "prompt"
+
     _repr_defaults = {"optional_variables": []}  # noqa: RUF012 - read-only class data
     input_variables: list[str]
     """Names of the variables a caller must supply, sorted."""

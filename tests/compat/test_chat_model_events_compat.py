@@ -10,7 +10,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from langchain_core.callbacks import BaseCallbackHandler as LcHandler
 from langchain_core.language_models.fake_chat_models import (
     GenericFakeChatModel as LcFakeChatModel,
@@ -149,11 +148,6 @@ async def test_model_astream_events_match() -> None:
     assert ours[0][0] == theirs[0][0] == "on_chat_model_start"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="actloop._events reports a root chat model's input as {'messages': ...}; "
-    "langchain-core reports the raw input",
-)
 async def test_root_chat_model_start_event_carries_the_raw_input() -> None:
     ours, theirs = await _root_events("x y")
     assert theirs[0][2] == {"input": "q"}
