@@ -8,8 +8,8 @@ type and carries the steps finished so far as `exc.intermediate_steps`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from actloop._agent_base import (
     BaseMultiActionAgent,
@@ -25,6 +25,9 @@ from actloop._drivers import AsyncDriver, SyncDriver
 from actloop._executor_iter import AgentExecutorIterator
 from actloop._runnable import Runnable
 from actloop.agents import AgentAction, AgentFinish
+
+if TYPE_CHECKING:
+    from actloop.checkpoint import BaseCheckpointer
 from actloop.exceptions import attach_steps
 
 __all__ = [
@@ -68,7 +71,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
         stream_runnable: bool = True,
-        checkpointer: Any = None,
+        checkpointer: BaseCheckpointer | None = None,
         name: str | None = None,
     ) -> None:
         if isinstance(agent, Runnable):
@@ -154,8 +157,15 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         return {keys[0]: input}
 
     def _open_run(
-        self, config: RunnableConfig, inputs: dict[str, Any], callbacks: Any = None
+        self,
+        config: RunnableConfig,
+        inputs: dict[str, Any],
+        callbacks: Any = None,
+        *,
+        iterating: bool = False,
     ) -> RunManager | None:
+        """Start the executor's chain run. Like LangChain, `stream`/`iter` runs report
+        `name=run_name` (None unless given) and carry the executor's name in `serialized`."""
         cm = configure(
             callbacks if callbacks is not None else config.get("callbacks"),
             self.callbacks,
@@ -165,8 +175,19 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         )
         if cm is None:
             return None
-        name = config.get("run_name") or self.get_name()
-        return cm.start("on_chain_start", None, inputs, run_id=config.get("run_id"), name=name)
+        if iterating:
+            serialized = {
+                "lc": 1,
+                "type": "not_implemented",
+                "name": self.get_name(),
+                "id": ["langchain_classic", "agents", "agent", "AgentExecutor"],
+            }
+            name = config.get("run_name")
+        else:
+            serialized, name = None, config.get("run_name") or self.get_name()
+        return cm.start(
+            "on_chain_start", serialized, inputs, run_id=config.get("run_id"), name=name
+        )
 
     def _driver(
         self,
@@ -179,6 +200,10 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         emit: bool = True,
     ) -> Any:
         state = state or LoopState(inputs)
+        if self.checkpointer is not None and "thread_id" in config.get("configurable", ()):
+            from actloop._durable import durable_driver
+
+            return durable_driver(self, cls, state, run, config, emit)
         return cls(self.agent, self._settings(), state, run, config, self.verbose, emit)
 
     def _outputs(self, finish: AgentFinish, steps: list[tuple[AgentAction, Any]]) -> dict[str, Any]:
@@ -256,6 +281,40 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
     ) -> AsyncIterator[AddableDict]:
         """Async twin of `stream`."""
         return AgentExecutorIterator(self, input, config=config, yield_actions=True).__aiter__()
+
+    def resume(
+        self,
+        thread_id: str,
+        *,
+        approve: bool | Iterable[str] | None = None,
+        reject: Mapping[str, str | None] | Iterable[str] | None = None,
+        edit: Mapping[str, Any] | None = None,
+        config: RunnableConfig | None = None,
+    ) -> dict[str, Any]:
+        """Go on with the unfinished durable run `thread_id`; returns what `invoke` would.
+
+        For a paused run: `approve` ids (or True for all), `reject` ids (or {id: reason}) and
+        `edit` {id: new tool input} decide the calls in its `pending_approvals`.
+        """
+        from actloop._durable import resume_request
+
+        inputs, config = resume_request(self, thread_id, config, approve, reject, edit)
+        return self.invoke(inputs, config)
+
+    async def aresume(
+        self,
+        thread_id: str,
+        *,
+        approve: bool | Iterable[str] | None = None,
+        reject: Mapping[str, str | None] | Iterable[str] | None = None,
+        edit: Mapping[str, Any] | None = None,
+        config: RunnableConfig | None = None,
+    ) -> dict[str, Any]:
+        """Async twin of `resume`."""
+        from actloop._durable import resume_request
+
+        inputs, config = resume_request(self, thread_id, config, approve, reject, edit)
+        return await self.ainvoke(inputs, config)
 
     def iter(
         self,
