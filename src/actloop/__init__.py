@@ -39,6 +39,17 @@ from actloop.exceptions import (
     ToolException,
 )
 from actloop.executor import AgentExecutor
+from actloop.format_scratchpad import (
+    format_log_to_messages,
+    format_log_to_str,
+    format_to_openai_tool_messages,
+    format_to_tool_messages,
+)
+from actloop.json_agent import (
+    JSONAgentOutputParser,
+    create_structured_json_agent,
+    json_agent_schema,
+)
 from actloop.messages import (
     AIMessage,
     AIMessageChunk,
@@ -51,6 +62,12 @@ from actloop.messages import (
     message_from_openai,
     message_to_openai,
 )
+from actloop.output_parsers import (
+    AgentOutputParser,
+    BaseOutputParser,
+    MultiActionAgentOutputParser,
+    StrOutputParser,
+)
 from actloop.prompts import (
     AIMessagePromptTemplate,
     ChatPromptTemplate,
@@ -62,7 +79,13 @@ from actloop.prompts import (
     SystemMessagePromptTemplate,
     get_buffer_string,
 )
+from actloop.react import REACT_PROMPT, ReActSingleInputOutputParser, create_react_agent
 from actloop.serialization import dumpd, dumps, load, loads
+from actloop.tool_calling import (
+    OpenAIToolsAgentOutputParser,
+    ToolsAgentOutputParser,
+    create_tool_calling_agent,
+)
 from actloop.tools import (
     BaseTool,
     ExceptionTool,
@@ -70,6 +93,8 @@ from actloop.tools import (
     StructuredTool,
     Tool,
     convert_to_openai_tool,
+    render_text_description,
+    render_text_description_and_args,
     tool,
 )
 
@@ -86,12 +111,14 @@ __all__ = [
     "AgentExecutor",
     "AgentExecutorIterator",
     "AgentFinish",
+    "AgentOutputParser",
     "AgentStep",
     "AsyncCallbackHandler",
     "BaseCallbackHandler",
     "BaseChatModel",
     "BaseMessage",
     "BaseMultiActionAgent",
+    "BaseOutputParser",
     "BaseSingleActionAgent",
     "BaseTool",
     "ChatPromptTemplate",
@@ -103,10 +130,15 @@ __all__ = [
     "HumanMessage",
     "HumanMessagePromptTemplate",
     "InvalidTool",
+    "JSONAgentOutputParser",
     "MessagesPlaceholder",
     "ModelError",
+    "MultiActionAgentOutputParser",
+    "OpenAIToolsAgentOutputParser",
     "OutputParserException",
     "PromptTemplate",
+    "REACT_PROMPT",
+    "ReActSingleInputOutputParser",
     "Runnable",
     "RunnableAgent",
     "RunnableAssign",
@@ -119,6 +151,7 @@ __all__ = [
     "RunnableSequence",
     "SerializationError",
     "StdOutCallbackHandler",
+    "StrOutputParser",
     "StringPromptValue",
     "StructuredTool",
     "SystemMessage",
@@ -128,14 +161,25 @@ __all__ = [
     "ToolCall",
     "ToolException",
     "ToolMessage",
+    "ToolsAgentOutputParser",
     "__version__",
     "convert_to_openai_tool",
+    "create_react_agent",
+    "create_structured_json_agent",
+    "create_tool_calling_agent",
     "dumpd",
     "dumps",
+    "format_log_to_messages",
+    "format_log_to_str",
+    "format_to_openai_tool_messages",
+    "format_to_tool_messages",
     "get_buffer_string",
+    "json_agent_schema",
     "load",
     "loads",
     "message_from_openai",
     "message_to_openai",
+    "render_text_description",
+    "render_text_description_and_args",
     "tool",
 ]
