@@ -130,7 +130,22 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
 
     # -- run plumbing --------------------------------------------------------------------------
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Any field change (executor.max_iterations = 5, ...) invalidates the cached settings.
+        object.__setattr__(self, name, value)
+        object.__setattr__(self, "_cached_settings", None)
+
     def _settings(self) -> LoopSettings:
+        """The loop's settings, built once and reused until a field or the tool list changes."""
+        key = tuple(map(id, self.tools))
+        cached = self.__dict__.get("_cached_settings")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        settings = self._build_settings()
+        object.__setattr__(self, "_cached_settings", (key, settings))
+        return settings
+
+    def _build_settings(self) -> LoopSettings:
         values = self.agent.return_values
         return LoopSettings(
             tools={tool.name: tool for tool in self.tools},

@@ -331,3 +331,22 @@ def test_lookup_tool_and_keys(search: Any) -> None:
     assert executor.input_keys == ["input"]
     assert executor.output_keys == ["output", "intermediate_steps"]
     assert AgentExecutor.from_agent_and_tools(ScriptedAgent([]), [search]).max_iterations == 15
+
+
+def test_changing_a_field_between_runs_takes_effect(search: Any) -> None:
+    step = AgentAction("search", "x", "")
+    agent = ScriptedAgent([step] * 5)
+    executor = AgentExecutor(agent=agent, tools=[search], max_iterations=1)
+    assert executor.invoke({"input": "q"})["output"] == (
+        "Agent stopped due to iteration limit or time limit."
+    )
+    assert len(agent.seen) == 1
+    executor.max_iterations = 3
+    executor.invoke({"input": "q"})
+    assert len(agent.seen) == 4
+    executor.tools = [*executor.tools, make_tool("extra", lambda q: q)]
+    executor.return_intermediate_steps = True
+    agent.script = [AgentAction("extra", "y", ""), finish("done")]
+    assert executor.invoke({"input": "q"})["intermediate_steps"] == [
+        (AgentAction("extra", "y", ""), "y")
+    ]
