@@ -1,0 +1,55 @@
+"""Model providers, each imported only when first used, and the errors they raise.
+
+`from actloop.models import ChatOpenAI` loads `actloop.models.openai` on access; the `openai`
+package itself is imported when a `ChatOpenAI` is built, and a missing one raises
+`MissingDependencyError` naming the extra to install. The error classes are always importable.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from actloop.models._errors import (
+    AuthenticationError,
+    BadRequestError,
+    InvalidResponseError,
+    MissingDependencyError,
+    ModelAPIError,
+    ModelConnectionError,
+    RateLimitError,
+    ServerError,
+    StreamInterruptedError,
+)
+
+if TYPE_CHECKING:
+    from actloop.models.openai import ChatOpenAI
+
+__all__ = [
+    "AuthenticationError",
+    "BadRequestError",
+    "ChatOpenAI",
+    "InvalidResponseError",
+    "MissingDependencyError",
+    "ModelAPIError",
+    "ModelConnectionError",
+    "RateLimitError",
+    "ServerError",
+    "StreamInterruptedError",
+]
+
+_LAZY = {"ChatOpenAI": "actloop.models.openai"}
+"""Provider classes and the module that defines each."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'actloop.models' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

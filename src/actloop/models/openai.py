@@ -1,0 +1,350 @@
+"""`ChatOpenAI`: chat completions from OpenAI or any OpenAI-compatible server, on the `openai` SDK.
+
+The SDK's clients send the requests and retry 429s, 5xx and connection errors with backoff up to
+`max_retries`; actloop reads the raw JSON and server-sent events itself, so a malformed reply or a
+stream that breaks off raises a typed `ModelAPIError` (see `actloop.models`) instead of passing a
+truncated reply off as whole. The `openai` package is imported only when a `ChatOpenAI` is built.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+from actloop._runnable import Runnable
+from actloop.chat_models import BaseChatModel, LanguageModelInput
+from actloop.exceptions import ConfigurationError
+from actloop.messages import AIMessage, AIMessageChunk, BaseMessage, message_to_openai
+from actloop.models import _openai_wire as wire
+from actloop.models._errors import MissingDependencyError, ModelAPIError
+
+__all__ = ["ChatOpenAI"]
+
+_SDK_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
+"""Call kwargs that configure the SDK request rather than go into the JSON body."""
+_TOOL_CHOICES = ("auto", "none", "required")
+_NO_KEY = "not-needed"
+"""Sent as the key to a server given by `base_url` when there is none (the SDK insists on one)."""
+
+
+def _import_openai() -> Any:
+    """The `openai` module, or a MissingDependencyError naming the extra to install."""
+    try:
+        import openai
+    except ImportError as exc:
+        raise MissingDependencyError(
+            'ChatOpenAI needs the openai package: pip install "actloop[openai]"', name="openai"
+        ) from exc
+    return openai
+
+
+class _Secret:
+    """A string kept out of `repr`, `str` and logs (like pydantic's SecretStr)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def get_secret_value(self) -> str:
+        """The secret itself."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "SecretStr('**********')" if self._value else "SecretStr('')"
+
+    def __str__(self) -> str:
+        return "**********" if self._value else ""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+_ALIASES = {
+    "model_name": "model",
+    "openai_api_key": "api_key",
+    "openai_api_base": "base_url",
+    "openai_organization": "organization",
+    "request_timeout": "timeout",
+    "max_completion_tokens": "max_tokens",
+}
+"""langchain-openai's field names, accepted so ported code runs unchanged."""
+
+
+def _api_key(given: str | None, base_url: str | None) -> _Secret:
+    """The key given or in OPENAI_API_KEY; only a server named by `base_url` may do without."""
+    key = given if given is not None else os.environ.get("OPENAI_API_KEY")
+    if key is None and base_url is None:
+        raise ConfigurationError(
+            "ChatOpenAI needs an API key: pass api_key=... or set OPENAI_API_KEY "
+            "(a local server given by base_url needs none)"
+        )
+    return _Secret(key or "")
+
+
+class ChatOpenAI(BaseChatModel):
+    """An OpenAI chat model (or any server speaking the chat completions API), sync and async."""
+
+    _llm_type = "openai-chat"
+
+    def __init__(
+        self,
+        model: str = "gpt-4o-mini",
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        organization: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        top_p: float | None = None,
+        seed: int | None = None,
+        stop: list[str] | None = None,
+        timeout: float | None = None,
+        max_retries: int = 2,
+        streaming: bool = False,
+        stream_usage: bool = True,
+        model_kwargs: dict[str, Any] | None = None,
+        default_headers: dict[str, str] | None = None,
+        **options: Any,
+    ) -> None:
+        given = {_ALIASES[k]: options.pop(k) for k in list(options) if k in _ALIASES}
+        super().__init__(**options)
+        _import_openai()
+        self.model: str = given.get("model", model)
+        self.base_url: str | None = (
+            given.get("base_url", base_url)
+            or os.environ.get("OPENAI_BASE_URL")
+            or os.environ.get("OPENAI_API_BASE")
+        )
+        self.api_key = _api_key(given.get("api_key", api_key), self.base_url)
+        """The API key; `repr` and `str` mask it, `.get_secret_value()` reveals it."""
+        self.organization = given.get("organization", organization) or os.environ.get(
+            "OPENAI_ORG_ID"
+        )
+        self.temperature = temperature
+        self.max_tokens: int | None = given.get("max_tokens", max_tokens)
+        self.top_p = top_p
+        self.seed = seed
+        self.stop = stop
+        self.timeout: float | None = given.get("timeout", timeout)
+        self.max_retries = max_retries
+        self.streaming = streaming
+        """Build `invoke`'s reply from a stream (tokens reach callbacks as they arrive)."""
+        self.stream_usage = stream_usage
+        """Ask for a usage chunk at the end of a stream (`stream_options.include_usage`)."""
+        self.model_kwargs = dict(model_kwargs or {})
+        """Extra fields sent in every request body (e.g. `{"top_k": 40}` for llama.cpp)."""
+        self.default_headers = default_headers
+        self._lock = threading.Lock()
+        self._sync_client: Any = None
+        self._async_client: tuple[asyncio.AbstractEventLoop, Any] | None = None
+
+    @property
+    def model_name(self) -> str:
+        """The model name (LangChain's field name for `model`)."""
+        return self.model
+
+    @property
+    def openai_api_key(self) -> _Secret:
+        """The API key (LangChain's field name for `api_key`)."""
+        return self.api_key
+
+    def __repr__(self) -> str:
+        shown = {"model": self.model, "base_url": self.base_url, "api_key": self.api_key}
+        shown.update(self._default_params())
+        args = ", ".join(f"{k}={v!r}" for k, v in shown.items() if v is not None)
+        return f"ChatOpenAI({args})"
+
+    def _default_params(self) -> dict[str, Any]:
+        """The request fields set on the model (unset ones are left to the server)."""
+        params: dict[str, Any] = {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "top_p": self.top_p,
+            "seed": self.seed,
+            "stop": self.stop,
+        }
+        params = {k: v for k, v in params.items() if v is not None}
+        params.update(self.model_kwargs)
+        return params
+
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": self.model, **self._default_params()}
+
+    # -- tools ---------------------------------------------------------------------------------
+
+    def bind_tools(
+        self,
+        tools: Sequence[Any],
+        *,
+        tool_choice: Any = None,
+        strict: bool | None = None,
+        parallel_tool_calls: bool | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """This model with `tools` sent to every call, as langchain-openai's `bind_tools` does."""
+        from actloop.tools import convert_to_openai_tool
+
+        schemas = [convert_to_openai_tool(t, strict=strict) for t in tools]
+        if parallel_tool_calls is not None:
+            kwargs["parallel_tool_calls"] = parallel_tool_calls
+        if tool_choice is not None and tool_choice is not False:
+            names = [s["function"]["name"] for s in schemas if "function" in s]
+            kwargs["tool_choice"] = _tool_choice(tool_choice, names)
+        return self.bind(tools=schemas, **kwargs)
+
+    # -- clients and requests ------------------------------------------------------------------
+
+    def _client_options(self) -> dict[str, Any]:
+        options: dict[str, Any] = {
+            "api_key": self.api_key.get_secret_value() or _NO_KEY,
+            "base_url": self.base_url,
+            "organization": self.organization,
+            "max_retries": self.max_retries,
+            "default_headers": self.default_headers,
+        }
+        if self.timeout is not None:
+            options["timeout"] = self.timeout
+        return options
+
+    def _client(self) -> Any:
+        """The SDK's sync `openai.OpenAI` client, made on first use (typed Any: we call it with
+        dicts, which its overloads cannot check)."""
+        with self._lock:
+            if self._sync_client is None:
+                self._sync_client = _import_openai().OpenAI(**self._client_options())
+            return self._sync_client
+
+    def _aclient(self) -> Any:
+        """The SDK's `openai.AsyncOpenAI` client for the running loop (its connections are tied
+        to that loop)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._async_client is None or self._async_client[0] is not loop:
+                client = _import_openai().AsyncOpenAI(**self._client_options())
+                self._async_client = (loop, client)
+            return self._async_client[1]
+
+    def _request(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+        *,
+        stream: bool,
+    ) -> dict[str, Any]:
+        """The SDK's `create(...)` arguments; JSON fields beyond the core ones go in extra_body."""
+        body = {**self._default_params(), **kwargs}
+        if stop is not None:
+            body["stop"] = stop
+        body.pop("stream", None)
+        request: dict[str, Any] = {k: body.pop(k) for k in _SDK_OPTIONS if k in body}
+        request["model"] = body.pop("model", self.model)
+        request["messages"] = [message_to_openai(m) for m in messages]
+        if stream:
+            request["stream"] = True
+            options = body.pop("stream_options", None)
+            if options is None and self.stream_usage:
+                options = {"include_usage": True}
+            if options is not None:
+                request["stream_options"] = options
+        if body:
+            request["extra_body"] = {**(request.get("extra_body") or {}), **body}
+        return request
+
+    def _error(self, exc: Exception) -> ModelAPIError:
+        return wire.api_error(exc, self.max_retries, self.api_key.get_secret_value())
+
+    # -- provider hooks ------------------------------------------------------------------------
+
+    def _generate_message(
+        self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
+    ) -> AIMessage:
+        if self.streaming:
+            return super()._generate_message(messages, stop, **kwargs)
+        request = self._request(messages, stop, kwargs, stream=False)
+        openai = _import_openai()
+        try:
+            raw = self._client().chat.completions.with_raw_response.create(**request)
+        except openai.OpenAIError as exc:
+            raise self._error(exc) from exc
+        return wire.message_from_body(raw.text, raw.status_code, str(raw.http_response.url))
+
+    async def _agenerate_message(
+        self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
+    ) -> AIMessage:
+        if self.streaming:
+            return await super()._agenerate_message(messages, stop, **kwargs)
+        request = self._request(messages, stop, kwargs, stream=False)
+        openai = _import_openai()
+        try:
+            raw = await self._aclient().chat.completions.with_raw_response.create(**request)
+        except openai.OpenAIError as exc:
+            raise self._error(exc) from exc
+        return wire.message_from_body(raw.text, raw.status_code, str(raw.http_response.url))
+
+    def _stream_message(
+        self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
+    ) -> Iterator[AIMessageChunk]:
+        request = self._request(messages, stop, kwargs, stream=True)
+        openai = _import_openai()
+        try:
+            with self._client().chat.completions.with_streaming_response.create(**request) as resp:
+                events = wire.EventStream(str(resp.http_response.url))
+                kind = resp.headers.get("content-type", "")
+                if not events.is_event_stream(kind):
+                    events.not_event_stream(kind, resp.read())
+                for line in events.guard(resp.iter_lines()):
+                    if (chunk := events.feed(line)) is not None:
+                        yield chunk
+                events.end()
+        except openai.OpenAIError as exc:
+            raise self._error(exc) from exc
+
+    async def _astream_message(
+        self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
+    ) -> AsyncIterator[AIMessageChunk]:
+        request = self._request(messages, stop, kwargs, stream=True)
+        openai = _import_openai()
+        client = self._aclient()
+        try:
+            async with client.chat.completions.with_streaming_response.create(**request) as resp:
+                events = wire.EventStream(str(resp.http_response.url))
+                kind = resp.headers.get("content-type", "")
+                if not events.is_event_stream(kind):
+                    events.not_event_stream(kind, await resp.read())
+                async for line in events.aguard(resp.iter_lines()):
+                    if (chunk := events.feed(line)) is not None:
+                        yield chunk
+                events.end()
+        except openai.OpenAIError as exc:
+            raise self._error(exc) from exc
+
+
+def _tool_choice(choice: Any, names: list[str]) -> Any:
+    """OpenAI's `tool_choice` for LangChain's spellings: a tool name, "any", True, or a dict."""
+    if isinstance(choice, dict):
+        return choice  # pyright: ignore[reportUnknownVariableType]
+    if choice is True:
+        return "required"
+    if isinstance(choice, str):
+        if choice in names:
+            return {"type": "function", "function": {"name": choice}}
+        if choice == "any":
+            return "required"
+        if choice in _TOOL_CHOICES:
+            return choice
+        raise ConfigurationError(
+            f"tool_choice {choice!r} names no bound tool; pass one of {names} "
+            "or 'auto', 'none', 'required', 'any'"
+        )
+    raise ConfigurationError(
+        f"tool_choice must be a tool name, 'auto', 'none', 'required', 'any', True or a dict; "
+        f"got {choice!r}"
+    )
