@@ -1,0 +1,170 @@
+"""`actloop runs list|show|resume` over a checkpoint file, as functions the CLI wires up.
+
+Each returns a `CliResult(code, text)`: print `text`, exit with `code` — 0 done, 1 error (no such
+file, foreign or corrupt file, unknown or finished thread, the run raised), 3 the run is paused
+waiting for approval (`text` lists the pending call ids). `runs_resume` needs an
+`executor_factory(checkpointer) -> AgentExecutor` that builds the same agent and tools the run was
+started with (the CLI gets it from its own options, e.g. `--model`/`--tools`, or an import path).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from actloop._durable import PAUSED_KEY
+from actloop._journal import call_id, decode_plan
+from actloop.agents import AgentAction, AgentFinish
+from actloop.checkpoint import JournalEntry, RunRecord, SqliteCheckpointer
+from actloop.exceptions import CheckpointError, OutputParserException
+from actloop.serialization import loads
+
+if TYPE_CHECKING:
+    from actloop.executor import AgentExecutor
+
+__all__ = ["CliResult", "runs_list", "runs_resume", "runs_show"]
+
+_WIDTH = 80
+
+
+class CliResult(NamedTuple):
+    """What a `runs` command prints and its exit code."""
+
+    code: int
+    text: str
+
+
+def _open(path: str | os.PathLike[str]) -> SqliteCheckpointer:
+    if not Path(path).is_file():
+        raise CheckpointError(f"no checkpoint file at {path}")
+    return SqliteCheckpointer(path)
+
+
+def _short(value: Any, width: int = _WIDTH) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _status(record: RunRecord) -> str:
+    if record.status == "running":
+        return f"running ({record.owner})" if record.owner else "interrupted"
+    return record.status
+
+
+def _when(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
+
+
+def runs_list(path: str | os.PathLike[str]) -> CliResult:
+    """One line per saved run: thread, status, steps, last update."""
+    try:
+        store = _open(path)
+        rows = [(r, _steps(store.entries(r.thread_id))) for r in store.list_runs()]
+    except CheckpointError as exc:
+        return CliResult(1, f"error: {exc}")
+    if not rows:
+        return CliResult(0, f"no runs in {path}")
+    width = max(6, *(len(r.thread_id) for r, _ in rows))
+    lines = [f"{'THREAD':<{width}}  {'STATUS':<24}  {'STEPS':>5}  UPDATED"]
+    for record, steps in rows:
+        status = _status(record)
+        lines.append(
+            f"{record.thread_id:<{width}}  {status:<24}  {len(steps):>5}  {_when(record.updated)}"
+        )
+    return CliResult(0, "\n".join(lines))
+
+
+def _steps(entries: list[JournalEntry]) -> list[tuple[str, str, Any, str | None]]:
+    """(id, tool, input, observation text or None) for every call the journal planned."""
+    calls: list[tuple[str, str, Any, str | None]] = []
+    where: dict[tuple[int, int], int] = {}
+    act = 0
+    for entry in entries:
+        if entry.kind == "plan":
+            plan = decode_plan(entry.data or "null")
+            if isinstance(plan, OutputParserException):
+                plan = [AgentAction("_Exception", "", str(plan))]
+            if isinstance(plan, AgentFinish):
+                continue
+            actions: list[Any] = plan if isinstance(plan, list) else [plan]  # pyright: ignore[reportUnknownVariableType]
+            for i, action in enumerate(actions):
+                assert isinstance(action, AgentAction)
+                where[act, i] = len(calls)
+                calls.append((call_id(act, i), action.tool, action.tool_input, None))
+            act += 1
+        elif entry.kind in ("obs", "decision") and (entry.act, entry.call) in where:
+            n = where[entry.act or 0, entry.call or 0]
+            ident, tool, tool_input, seen = calls[n]
+            value = loads(entry.data or "null")
+            if entry.kind == "obs":
+                calls[n] = (ident, tool, tool_input, _short(value))
+            elif value["decision"] == "edit":
+                calls[n] = (ident, tool, value["tool_input"], seen)
+    return calls
+
+
+def runs_show(path: str | os.PathLike[str], thread_id: str) -> CliResult:
+    """A run's header, every step (tool, input, observation), pending calls and outcome."""
+    try:
+        store = _open(path)
+        record = store.get(thread_id)
+        if record is None:
+            raise CheckpointError(f"no run is saved under thread {thread_id!r} in {path}")
+        steps = _steps(store.entries(thread_id))
+    except CheckpointError as exc:
+        return CliResult(1, f"error: {exc}")
+    lines = [
+        f"thread:  {record.thread_id}",
+        f"status:  {_status(record)}",
+        f"created: {_when(record.created)}   updated: {_when(record.updated)}",
+        f"inputs:  {_short(loads(record.inputs))}",
+        f"steps:   {len(steps)}",
+    ]
+    for ident, tool, tool_input, observation in steps:
+        shown = "(not finished)" if observation is None else observation
+        lines.append(f"  [{ident}] {tool}({_short(tool_input, 40)}) -> {shown}")
+    if record.pending:
+        lines.append("waiting for approval:")
+        lines.extend(_pending_lines(loads(record.pending)))
+    if record.output:
+        lines.append(f"output:  {_short(loads(record.output), 200)}")
+    if record.error:
+        lines.append(f"error:   {record.error}")
+    return CliResult(0, "\n".join(lines))
+
+
+def _pending_lines(pending: list[dict[str, Any]]) -> list[str]:
+    return [f"  [{p['id']}] {p['tool']}({_short(p['tool_input'], 60)})" for p in pending]
+
+
+def runs_resume(
+    path: str | os.PathLike[str],
+    thread_id: str,
+    executor_factory: Callable[[SqliteCheckpointer], AgentExecutor],
+    *,
+    approve: bool | Iterable[str] | None = None,
+    reject: Mapping[str, str | None] | Iterable[str] | None = None,
+    edit: Mapping[str, Any] | None = None,
+) -> CliResult:
+    """Resume a run to its end (or its next pause) and print its outcome."""
+    try:
+        executor = executor_factory(_open(path))
+        result = executor.resume(thread_id, approve=approve, reject=reject, edit=edit)
+    except CheckpointError as exc:
+        return CliResult(1, f"error: {exc}")
+    except Exception as exc:
+        return CliResult(1, f"the run failed: {type(exc).__name__}: {exc}")
+    if result.get("status") == "paused" and PAUSED_KEY in result:
+        lines = [f"thread {thread_id} is waiting for approval:"]
+        lines.extend(_pending_lines(result[PAUSED_KEY]))
+        lines.append(f"resume it with: actloop runs resume {thread_id} --approve ID ...")
+        return CliResult(3, "\n".join(lines))
+    keys = executor.agent.return_values
+    values = {k: result[k] for k in keys if k in result}
+    text = str(values[keys[0]]) if len(values) == 1 else json.dumps(values, default=str)
+    return CliResult(0, text)
