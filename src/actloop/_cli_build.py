@@ -61,8 +61,8 @@ def build_agent(kind: str, llm: Any, tools: list[Any]) -> Any:
     return create_tool_calling_agent(llm, tools, prompt)
 
 
-def build_executor(args: argparse.Namespace) -> Any:
-    """The AgentExecutor the CLI runs."""
+def build_executor(args: argparse.Namespace, checkpointer: Any = None) -> Any:
+    """The AgentExecutor the CLI runs (journaled in `args.db` for `run --db FILE`)."""
     from actloop.executor import AgentExecutor
     from actloop.tools.builtin import get_builtin_tools
 
@@ -79,4 +79,13 @@ def build_executor(args: argparse.Namespace) -> Any:
         max_execution_time=args.timeout,
         early_stopping_method=args.early_stopping,
         handle_parsing_errors=True,
+        checkpointer=checkpointer or _checkpointer(args),
     )
+
+
+def _checkpointer(args: argparse.Namespace) -> Any:
+    if getattr(args, "command", "run") != "run" or not getattr(args, "db", None):
+        return None
+    from actloop.checkpoint import SqliteCheckpointer
+
+    return SqliteCheckpointer(args.db)

@@ -1,0 +1,5 @@
+"""`python -m actloop`: the command line."""
+
+from actloop.cli import main
+
+raise SystemExit(main())
