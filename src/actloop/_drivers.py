@@ -183,10 +183,21 @@ def _wait_one(fn: Any, arg: Any, remaining: float) -> Any:
 
     from actloop._workers import submit
 
+    future = submit(fn, arg)
     try:
-        return submit(fn, arg).result(timeout=max(remaining, 0.0))
+        return future.result(timeout=max(remaining, 0.0))
     except concurrent.futures.TimeoutError:
-        raise _Deadline from None
+        if not future.done():
+            raise _Deadline from None
+        return future.result()  # `fn` itself raised TimeoutError (or finished just now)
+
+
+class _Fatal(Exception):
+    """Carries a tool's KeyboardInterrupt or SystemExit out of a child task (see AsyncDriver)."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(error)
+        self.error = error
 
 
 def _collect(futures: list[Any], done: set[Any]) -> tuple[dict[int, Any], BaseException | None]:
@@ -200,8 +211,28 @@ def _collect(futures: list[Any], done: set[Any]) -> tuple[dict[int, Any], BaseEx
         if exc is None:
             finished[i] = future.result()
         elif error is None:
-            error = exc
+            error = exc.error if isinstance(exc, _Fatal) else exc
     return finished, error
+
+
+async def _within(call: Any, remaining: float) -> Any:
+    """Await `call` for at most `remaining` seconds, then cancel it and raise `_Deadline`.
+
+    Unlike `asyncio.wait_for`, a TimeoutError raised by the call itself is not taken for the
+    deadline, and a call that ignores its cancellation is abandoned rather than awaited.
+    """
+    import asyncio
+
+    task = asyncio.ensure_future(call)
+    try:
+        done, _ = await asyncio.wait((task,), timeout=max(remaining, 0.0))
+    except BaseException:
+        task.cancel()
+        raise
+    if not done:
+        task.cancel()
+        raise _Deadline
+    return task.result()
 
 
 class AsyncDriver(_DriverBase):
@@ -238,18 +269,16 @@ class AsyncDriver(_DriverBase):
                 core.send(await self._stopped_response(effect.method))
 
     async def _plan(self, effect: Plan) -> None:
-        import asyncio
-
         remaining = self.core.remaining()
         call = self.agent.aplan(effect.steps, self._child(), **self.inputs)
         try:
             if remaining is None:
                 output = await call
             else:
-                output = await asyncio.wait_for(call, timeout=max(remaining, 0.0))
+                output = await _within(call, remaining)
         except OutputParserException as exc:
             output = exc
-        except asyncio.TimeoutError:
+        except _Deadline:
             self.core.deadline_passed()
             return
         self.core.send(output)
@@ -262,6 +291,17 @@ class AsyncDriver(_DriverBase):
             )
         return await call.tool.arun(call.tool_input, **self._tool_kwargs(call))
 
+    async def _run_tool_task(self, call: ToolCall) -> Any:
+        """`_run_tool` as a child task: KeyboardInterrupt and SystemExit go to the run's task.
+
+        asyncio raises them out of the event loop from the child task, past the run's error
+        handling (no steps attached, no `on_chain_error`); boxed, `_act` re-raises them.
+        """
+        try:
+            return await self._run_tool(call)
+        except (KeyboardInterrupt, SystemExit) as exc:
+            raise _Fatal(exc) from None
+
     async def _act(self, calls: list[ToolCall]) -> list[Any] | ActTimeout:
         import asyncio
 
@@ -272,7 +312,7 @@ class AsyncDriver(_DriverBase):
             except BaseException as exc:
                 self._fail(exc, [])
                 raise
-        tasks = [asyncio.ensure_future(self._run_tool(call)) for call in calls]
+        tasks = [asyncio.ensure_future(self._run_tool_task(call)) for call in calls]
         timeout = None if remaining is None else max(remaining, 0.0)
         try:
             done, pending = await asyncio.wait(

@@ -11,9 +11,12 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-__all__ = ["submit"]
+if TYPE_CHECKING:
+    import asyncio
+
+__all__ = ["run_in_worker", "submit"]
 
 T = TypeVar("T")
 
@@ -51,3 +54,48 @@ def submit(fn: Callable[..., T], *args: Any) -> Future[T]:
     if start:
         threading.Thread(target=_worker, name="actloop-worker", daemon=True).start()
     return future
+
+
+async def run_in_worker(fn: Callable[..., T], *args: Any) -> T:
+    """Await `fn(*args)` run on a daemon worker, re-raising exactly the exception it raised.
+
+    Unlike `asyncio.wrap_future`, a `TimeoutError` or `CancelledError` from `fn` is not replaced
+    by a new asyncio exception, and a `StopIteration` (which an asyncio future refuses, leaving the
+    awaiter waiting forever) becomes a RuntimeError caused by it, as in a coroutine. Cancelling
+    the awaiter cancels the call if no worker has started it yet.
+    """
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    waiter: asyncio.Future[T] = loop.create_future()
+    future = submit(fn, *args)
+
+    def forward(done: Future[T]) -> None:
+        try:
+            loop.call_soon_threadsafe(_settle, waiter, done)
+        except RuntimeError:  # the loop is closed: nobody is waiting any more
+            pass
+
+    future.add_done_callback(forward)
+    try:
+        return await waiter
+    finally:
+        if waiter.cancelled():
+            future.cancel()
+
+
+def _settle(waiter: asyncio.Future[T], done: Future[T]) -> None:
+    if waiter.done():
+        return
+    if done.cancelled():
+        waiter.cancel()
+        return
+    exc = done.exception()
+    if exc is None:
+        waiter.set_result(done.result())
+    elif isinstance(exc, StopIteration):
+        error = RuntimeError("tool raised StopIteration")
+        error.__cause__ = exc
+        waiter.set_exception(error)
+    else:
+        waiter.set_exception(exc)

@@ -154,12 +154,9 @@ class BaseTool(Runnable[Any, Any]):
         Daemon workers (`actloop._workers`) are never joined: a sync tool that hangs forever
         cannot keep `asyncio.run()` or the process from exiting (`asyncio.to_thread` would).
         """
-        import asyncio
+        from actloop._workers import run_in_worker
 
-        from actloop._workers import submit
-
-        call = functools.partial(self._run, *args, **kwargs)
-        return await asyncio.wrap_future(submit(call))
+        return await run_in_worker(functools.partial(self._run, *args, **kwargs))
 
     def _sync_target(self) -> Callable[..., Any] | None:
         """The callable whose parameters decide what `run` injects."""
