@@ -26,10 +26,19 @@ _tasks: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]
 _lock = threading.Lock()
 _idle = 0
 """Workers waiting for a task and not yet reserved by a submitter."""
+_started = 0
+"""Workers started so far (they never exit)."""
+_backlog = 0
+"""Calls queued while every worker was busy and no more could start."""
+MAX_WORKERS = 128
+"""Past this many workers, calls queue for the next free one instead of starting a thread.
+
+Deadlines still hold when every worker is busy or hung: callers wait on their future with a
+timeout, so a queued call simply counts against its run's deadline."""
 
 
 def _worker() -> None:
-    global _idle
+    global _idle, _backlog
     while True:
         future, fn, args = _tasks.get()
         if future.set_running_or_notify_cancel():
@@ -39,17 +48,25 @@ def _worker() -> None:
                 future.set_exception(exc)
         del future, fn, args
         with _lock:
-            _idle += 1
+            if _backlog:
+                _backlog -= 1  # take a queued call next instead of going idle
+            else:
+                _idle += 1
 
 
 def submit(fn: Callable[..., T], *args: Any) -> Future[T]:
-    """Run `fn(*args)` on a daemon worker: an idle one if any, else a new one (workers never exit)."""
-    global _idle
+    """Run `fn(*args)` on a daemon worker: an idle one, else a new one up to MAX_WORKERS."""
+    global _idle, _started, _backlog
     future: Future[T] = Future()
     with _lock:
-        start = _idle == 0
-        if not start:
+        start = False
+        if _idle > 0:
             _idle -= 1
+        elif _started < MAX_WORKERS:
+            _started += 1
+            start = True
+        else:
+            _backlog += 1
     _tasks.put((future, fn, args))
     if start:
         threading.Thread(target=_worker, name="actloop-worker", daemon=True).start()
