@@ -583,3 +583,23 @@ def test_tool_without_docstring_needs_a_description() -> None:
 def test_import_does_not_load_pydantic() -> None:
     code = "import sys, actloop.tools; sys.exit('pydantic' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_durable_run_flags_on_tools() -> None:
+    from actloop import Tool, tool
+
+    @tool(requires_approval=True)
+    def send(to: str) -> str:
+        """Send a message."""
+        return f"sent to {to}"
+
+    @tool(idempotent=False, infer_schema=False)
+    def pay(amount: str) -> str:
+        """Pay."""
+        return f"paid {amount}"
+
+    plain = Tool(name="x", func=lambda q: q, description="d")
+    assert (send.requires_approval, send.idempotent) == (True, True)
+    assert (pay.requires_approval, pay.idempotent) == (False, False)
+    assert (plain.requires_approval, plain.idempotent) == (False, True)
+    assert "requires_approval" not in send.args and "idempotent" not in send.args

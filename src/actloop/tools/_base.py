@@ -74,6 +74,10 @@ class BaseTool(Runnable[Any, Any]):
     """On invalid arguments: falsy gives actloop's observation (B10); else as LangChain."""
     response_format: Literal["content", "content_and_artifact"] = "content"
     extras: dict[str, Any] | None = None
+    idempotent: bool = True
+    """Safe to run twice: a durable run re-runs a call that was in flight at a crash only if so."""
+    requires_approval: bool = False
+    """A durable run pauses before this tool runs until a person approves (`executor.resume`)."""
     _fields: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -180,6 +180,8 @@ def tool(
     parse_docstring: bool = False,
     error_on_invalid_docstring: bool = True,
     extras: dict[str, Any] | None = None,
+    idempotent: bool = True,
+    requires_approval: bool = False,
 ) -> BaseTool: ...
 
 
@@ -195,6 +197,8 @@ def tool(
     parse_docstring: bool = False,
     error_on_invalid_docstring: bool = True,
     extras: dict[str, Any] | None = None,
+    idempotent: bool = True,
+    requires_approval: bool = False,
 ) -> Callable[[Callable[..., Any]], BaseTool]: ...
 
 
@@ -209,6 +213,8 @@ def tool(
     parse_docstring: bool = False,
     error_on_invalid_docstring: bool = True,
     extras: dict[str, Any] | None = None,
+    idempotent: bool = True,
+    requires_approval: bool = False,
 ) -> BaseTool | Callable[[Callable[..., Any]], BaseTool]:
     """Make a tool from a function: `@tool`, `@tool("name")`, `@tool(return_direct=True)`, ..."""
     options: dict[str, Any] = {
@@ -220,6 +226,8 @@ def tool(
         "parse_docstring": parse_docstring,
         "error_on_invalid_docstring": error_on_invalid_docstring,
         "extras": extras,
+        "idempotent": idempotent,
+        "requires_approval": requires_approval,
     }
 
     def factory(tool_name: str) -> Callable[[Callable[..., Any]], BaseTool]:
@@ -255,4 +263,6 @@ def _make_tool(fn: Callable[..., Any], name: str, options: dict[str, Any]) -> Ba
         coroutine=coroutine,
         response_format=options["response_format"],
         extras=options["extras"],
+        idempotent=options["idempotent"],
+        requires_approval=options["requires_approval"],
     )
