@@ -5,6 +5,12 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 DEMO_STAMP := $(VENV)/.installed-demo
 
+# llama-cpp-python compiles llama.cpp on first install: build it for a portable x86-64 baseline
+# (AVX2), not -march=native, whose AMX kernels crash on some virtual machines.
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
+
 .PHONY: demo test lint bench clean
 
 $(STAMP): pyproject.toml

@@ -20,7 +20,9 @@ def build_model(spec: str, *, base_url: str | None, api_key: str | None, seed: i
     """A chat model from `local` or `openai:MODEL` (with an optional OpenAI-compatible base URL)."""
     if spec == "local":
         if base_url:
-            raise ConfigurationError("--base-url needs --model openai:MODEL (the local model is in-process)")
+            raise ConfigurationError(
+                "--base-url needs --model openai:MODEL (the local model is in-process)"
+            )
         from actloop.models.local import LocalChatModel
 
         return LocalChatModel(seed=seed)
@@ -30,7 +32,8 @@ def build_model(spec: str, *, base_url: str | None, api_key: str | None, seed: i
     key = api_key or os.environ.get("OPENAI_API_KEY")
     if not key and not base_url and not os.environ.get("OPENAI_BASE_URL"):
         raise ConfigurationError(
-            "missing API key: set OPENAI_API_KEY or pass --api-key (or --base-url for a local server)"
+            "missing API key: set OPENAI_API_KEY or pass --api-key"
+            " (or --base-url for a local server)"
         )
     from actloop.models import ChatOpenAI
 
@@ -45,6 +48,10 @@ def default_agent(spec: str) -> str:
 def build_agent(kind: str, llm: Any, tools: list[Any]) -> Any:
     """A Runnable agent of this kind over `llm` and `tools`."""
     if kind == "json":
+        from actloop.models.local import LocalChatModel, local_json_agent
+
+        if isinstance(llm, LocalChatModel):
+            return local_json_agent(llm, tools)  # few-shot prompt tuned for the tiny model
         from actloop.json_agent import create_structured_json_agent
 
         return create_structured_json_agent(llm, tools)

@@ -23,6 +23,7 @@ from actloop.models._errors import (
 )
 
 if TYPE_CHECKING:
+    from actloop.models.local import LocalChatModel
     from actloop.models.openai import ChatOpenAI
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "BadRequestError",
     "ChatOpenAI",
     "InvalidResponseError",
+    "LocalChatModel",
     "MissingDependencyError",
     "ModelAPIError",
     "ModelConnectionError",
@@ -38,7 +40,7 @@ __all__ = [
     "StreamInterruptedError",
 ]
 
-_LAZY = {"ChatOpenAI": "actloop.models.openai"}
+_LAZY = {"ChatOpenAI": "actloop.models.openai", "LocalChatModel": "actloop.models.local"}
 """Provider classes and the module that defines each."""
 
 
