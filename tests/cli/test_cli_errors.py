@@ -24,7 +24,10 @@ def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["run", "hi", "--model", "gpt9"], "actloop: error: unknown model 'gpt9'; use 'local' or 'openai:MODEL'\n"),
+        (
+            ["run", "hi", "--model", "gpt9"],
+            "actloop: error: unknown model 'gpt9'; use 'local' or 'openai:MODEL'\n",
+        ),
         (
             ["run", "hi", "--model", "openai:gpt-4o-mini"],
             "actloop: error: missing API key: set OPENAI_API_KEY or pass --api-key "
@@ -32,11 +35,13 @@ def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
         ),
         (
             ["run", "hi", "--tools", "calculator,python"],
-            "actloop: error: unknown tool 'python'; choose from calculator, clock, list_dir, read_file\n",
+            "actloop: error: unknown tool 'python'; "
+            "choose from calculator, clock, list_dir, read_file\n",
         ),
         (
             ["run", "hi", "--base-url", "http://127.0.0.1:9/v1"],
-            "actloop: error: --base-url needs --model openai:MODEL (the local model is in-process)\n",
+            "actloop: error: --base-url needs --model openai:MODEL "
+            "(the local model is in-process)\n",
         ),
         (["run", "hi", "--tools", " , "], "actloop: error: --tools needs at least one tool\n"),
     ],
@@ -52,4 +57,6 @@ def test_verbose_configuration_error_shows_traceback() -> None:
     done = run_cli("run", "hi", "--model", "gpt9", "--verbose")
     assert done.returncode == 2
     assert "Traceback (most recent call last)" in done.stderr
-    assert done.stderr.endswith("actloop: error: unknown model 'gpt9'; use 'local' or 'openai:MODEL'\n")
+    assert done.stderr.endswith(
+        "actloop: error: unknown model 'gpt9'; use 'local' or 'openai:MODEL'\n"
+    )
