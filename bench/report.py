@@ -323,8 +323,10 @@ class Doc:
                 self.add(f"Not run: {v['skipped']}.", "")
             else:
                 self.add(
-                    f"actloop: {v['tokens_per_s']:.1f} tokens/s, {v['s_per_step']:.2f} s per "
-                    f"agent step ({v['steps']} steps).",
+                    f"actloop, embedded SmolLM2-135M (llama.cpp, 1 thread): "
+                    f"{v['tokens_per_s']:.1f} tokens/s generation, {v['s_per_step']:.2f} s per "
+                    f"agent step ({v['steps']} steps); demo task answered correctly in "
+                    f"{v.get('success', '?')} seeded runs.",
                     "",
                 )
         else:

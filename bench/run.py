@@ -82,8 +82,8 @@ def bootstrap(argv: list[str]) -> None:
         _digest(REPO / "pyproject.toml", REPO / "README.md"),
     )
     if not astamp.exists() or astamp.read_text() != awant:
-        print("bench: installing actloop from the repo (pip install -e ..)", flush=True)
-        r = _pip("install", "-q", "-e", str(REPO))
+        print("bench: installing actloop from the repo (pip install -e ..[local])", flush=True)
+        r = _pip("install", "-q", "-e", f"{REPO}[local]")
         if r.returncode == 0:
             astamp.write_text(awant)
         else:
