@@ -146,12 +146,19 @@ def local_model(runs: int = 5) -> dict[str, Any]:
     for seed in range(runs):
         agent = local.local_json_agent(local.LocalChatModel(model_path=path, seed=seed), tools)
         ex = API.AgentExecutor(
-            agent=agent, tools=tools, max_iterations=4, handle_parsing_errors=True,
+            agent=agent,
+            tools=tools,
+            max_iterations=4,
+            handle_parsing_errors=True,
             return_intermediate_steps=True,
         )
         out = ex.invoke({"input": "What is 12 * 7 + 5?"})
         steps += 1 + len(out["intermediate_steps"])
         ok += "89" in out["output"]
     run_s = now() - t0
-    return {"tokens_per_s": tokens / gen_s, "s_per_step": run_s / steps, "steps": steps,
-            "success": f"{ok}/{runs}"}
+    return {
+        "tokens_per_s": tokens / gen_s,
+        "s_per_step": run_s / steps,
+        "steps": steps,
+        "success": f"{ok}/{runs}",
+    }

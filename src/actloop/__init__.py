@@ -100,7 +100,7 @@ from actloop.tools import (
 
 __version__ = "0.1.0"
 
-__all__ = [
+__all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py checks
     "AIMessage",
     "AIMessageChunk",
     "AIMessagePromptTemplate",

@@ -10,7 +10,7 @@ becomes the output.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from actloop._config import RunnableConfig
 from actloop._runnable import Runnable
@@ -44,7 +44,9 @@ def _reply_text(output: Any) -> str:
     """The text of a reply that was not a finish: the model's words, else the action's log."""
     if isinstance(output, OutputParserException):
         return str(output.llm_output) if output.llm_output is not None else str(output)
-    action = output[0] if isinstance(output, list) and output else output
+    action: object = output
+    if isinstance(output, list) and output:
+        action = cast("list[object]", output)[0]
     if isinstance(action, AgentActionMessageLog) and action.message_log:
         content = getattr(action.message_log[-1], "content", "")
         if isinstance(content, str) and content.strip():
@@ -194,7 +196,7 @@ class _RunnableMixin:
         return final
 
 
-class RunnableAgent(_RunnableMixin, BaseSingleActionAgent):  # type: ignore[misc]
+class RunnableAgent(_RunnableMixin, BaseSingleActionAgent):
     """A single-action agent powered by a Runnable (`prompt | model | parser`)."""
 
     def __init__(
@@ -208,7 +210,7 @@ class RunnableAgent(_RunnableMixin, BaseSingleActionAgent):  # type: ignore[misc
         self._init(runnable, input_keys_arg, return_keys_arg, stream_runnable)
 
 
-class RunnableMultiActionAgent(_RunnableMixin, BaseMultiActionAgent):  # type: ignore[misc]
+class RunnableMultiActionAgent(_RunnableMixin, BaseMultiActionAgent):
     """A multi-action agent powered by a Runnable (e.g. a tool-calling agent)."""
 
     def __init__(

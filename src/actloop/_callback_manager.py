@@ -84,7 +84,7 @@ def _handler_failed(handler: BaseCallbackHandler, event: str, exc: Exception) ->
 
 
 def _run_sync(pending: list[Awaitable[Any]]) -> None:
-    """Run async hooks to completion from sync code (in a helper thread if a loop is running here)."""
+    """Run async hooks to completion from sync code (in a helper thread if a loop runs here)."""
     import asyncio
     import threading
 
@@ -305,6 +305,7 @@ def configure(
     if callbacks is None and not local_callbacks and not verbose:
         return None
     local_tags: list[str] | None = None
+    inherited: list[BaseCallbackHandler]
     if isinstance(callbacks, CallbackManager):
         inherited = callbacks.inheritable_handlers
         parent, base_tags, base_meta = callbacks.parent_run_id, callbacks.tags, callbacks.metadata
@@ -312,7 +313,7 @@ def configure(
     else:
         inherited = list(callbacks or ())
         parent, base_tags, base_meta = None, [], {}
-    local = list(local_callbacks or ())
+    local: list[BaseCallbackHandler] = list(local_callbacks or ())
     if verbose and not any(isinstance(h, StdOutCallbackHandler) for h in [*inherited, *local]):
         local.append(StdOutCallbackHandler())
     if not inherited and not local:

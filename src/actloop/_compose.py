@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typing
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from actloop._callback_manager import CallbackManager
 from actloop._config import RunnableConfig
@@ -153,9 +153,11 @@ class RunnableParallel(Runnable[Any, dict[str, Any]]):
         results = await asyncio.gather(
             *(self.steps__[k].ainvoke(input, _tagged(config, f"map:key:{k}")) for k in keys)
         )
-        return dict(zip(keys, results))
+        return dict(zip(keys, results, strict=True))
 
-    def _transform(self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any) -> Iterator[Any]:
+    def _transform(
+        self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any
+    ) -> Iterator[Any]:
         final: Any = None
         for chunk in chunks:
             final = add_chunks(final, chunk)
@@ -186,9 +188,11 @@ class RunnableParallel(Runnable[Any, dict[str, Any]]):
         return f"{{{', '.join(f'{k}: {v!r}' for k, v in self.steps__.items())}}}"
 
 
-def _wants_config(func: Callable[..., Any]) -> bool:
+def _wants_config(func: Callable[..., Any] | None) -> bool:
     import inspect
 
+    if func is None:
+        return False
     try:
         return "config" in inspect.signature(func).parameters
     except (TypeError, ValueError):
@@ -208,23 +212,26 @@ class RunnableLambda(Runnable[Input, Output]):
     ) -> None:
         import inspect
 
+        sync: Callable[..., Any] | None = func
         if inspect.iscoroutinefunction(func):
-            afunc, func = func, None  # type: ignore[assignment]
-        self.func: Callable[..., Any] | None = func
+            afunc, sync = func, None
+        self.func = sync
         self.afunc = afunc
-        target = func or afunc
+        target = sync or afunc
         self.name = name or getattr(target, "__name__", None)
         if self.name == "<lambda>":
             self.name = None
-        self._config_arg = _wants_config(target)  # type: ignore[arg-type]
+        self._config_arg = _wants_config(target)
 
     @property
     def InputType(self) -> Any:
         import inspect
 
         target = self.func or self.afunc
+        if target is None:
+            return Any
         try:
-            first = next(iter(inspect.signature(target).parameters), None)  # type: ignore[arg-type]
+            first = next(iter(inspect.signature(target).parameters), None)
             return typing.get_type_hints(target).get(first, Any) if first else Any
         except Exception:
             return Any
@@ -240,7 +247,9 @@ class RunnableLambda(Runnable[Input, Output]):
     def get_name(self) -> str:
         return self.name or "RunnableLambda"
 
-    def _transform(self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any) -> Iterator[Any]:
+    def _transform(
+        self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any
+    ) -> Iterator[Any]:
         final: Any = None
         for chunk in chunks:
             final = add_chunks(final, chunk)
@@ -263,19 +272,18 @@ class RunnableLambda(Runnable[Input, Output]):
                 f"RunnableLambda {self.get_name()!r} wraps an async function; use ainvoke/astream"
             )
         out = self._call(self.func, input, config)
-        return out.invoke(input, config) if isinstance(out, Runnable) else out
+        if isinstance(out, Runnable):
+            return cast("Runnable[Any, Any]", out).invoke(input, config)
+        return out
 
     async def _ainvoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> Any:
-        out = (
-            await self._call(self.afunc, input, config)
-            if self.afunc
-            else self._call(
-                self.func,
-                input,
-                config,  # type: ignore[arg-type]
-            )
-        )
-        return await out.ainvoke(input, config) if isinstance(out, Runnable) else out
+        if self.afunc:
+            out = await self._call(self.afunc, input, config)
+        else:  # the constructor sets `func` whenever `afunc` is unset
+            out = self._call(cast("Callable[..., Any]", self.func), input, config)
+        if isinstance(out, Runnable):
+            return await cast("Runnable[Any, Any]", out).ainvoke(input, config)
+        return out
 
     def __repr__(self) -> str:
         return f"RunnableLambda({self.get_name()})"
@@ -291,7 +299,7 @@ class RunnablePassthrough(Runnable[Any, Any]):
 
     @classmethod
     def assign(cls, **kwargs: Any) -> RunnableAssign:
-        """A runnable that returns the input dict with these keys added (computed from the input)."""
+        """A runnable returning the input dict with these keys added (computed from the input)."""
         return RunnableAssign(RunnableParallel(kwargs))
 
     def _invoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> Any:
@@ -354,7 +362,9 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         _require_dict(input)
         return AddableDict({k: v for k, v in input.items() if k not in self.mapper.steps__})
 
-    def _transform(self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any) -> Iterator[Any]:
+    def _transform(
+        self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any
+    ) -> Iterator[Any]:
         # Like LangChain: the input's own keys stream first, then the computed ones.
         final: Any = None
         for chunk in chunks:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 if TYPE_CHECKING:
     import uuid
@@ -36,21 +36,21 @@ _EMPTY: RunnableConfig = {}
 
 
 def ensure_config(config: RunnableConfig | Mapping[str, Any] | None) -> RunnableConfig:
-    """Return `config` as a RunnableConfig (never None); the input is not copied when it is already a dict."""
+    """`config` as a RunnableConfig (never None); a dict input is returned as is, not copied."""
     if config is None:
         return {}
     if isinstance(config, dict):
-        return config  # type: ignore[return-value]
+        return cast(RunnableConfig, config)
     return RunnableConfig(**config)
 
 
 def merge_configs(*configs: RunnableConfig | None) -> RunnableConfig:
-    """Merge configs left to right: tags concatenate, metadata and configurable merge, others replace."""
+    """Merge configs left to right: tags concatenate, metadata/configurable merge, rest replace."""
     out: dict[str, Any] = {}
     for config in configs:
         if not config:
             continue
-        for key, value in config.items():
+        for key, value in cast("Mapping[str, Any]", config).items():
             if key == "tags":
                 out["tags"] = _dedupe([*out.get("tags", ()), *value])
             elif key in ("metadata", "configurable"):
@@ -59,11 +59,11 @@ def merge_configs(*configs: RunnableConfig | None) -> RunnableConfig:
                 out["callbacks"] = _merge_callbacks(out["callbacks"], value)
             else:
                 out[key] = value
-    return out  # type: ignore[return-value]
+    return cast(RunnableConfig, out)
 
 
 def child_config(config: RunnableConfig, callbacks: Any, tag: str | None = None) -> RunnableConfig:
-    """Config for a child call: run-specific keys dropped, callbacks replaced, an optional tag added."""
+    """Child-call config: run-specific keys dropped, callbacks replaced, an optional tag added."""
     out: dict[str, Any] = {
         k: v for k, v in config.items() if k not in ("run_name", "run_id", "callbacks")
     }
@@ -71,7 +71,7 @@ def child_config(config: RunnableConfig, callbacks: Any, tag: str | None = None)
         out["callbacks"] = callbacks
     if tag is not None:
         out["tags"] = [tag, *config.get("tags", ())]
-    return out  # type: ignore[return-value]
+    return cast(RunnableConfig, out)
 
 
 def _dedupe(items: Sequence[str]) -> list[str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, final
 
 from actloop.agents import AgentAction, AgentFinish
 from actloop.callbacks import get_color_mapping
@@ -53,8 +53,8 @@ class LoopSettings:
     max_iterations: int | None = 15
     max_execution_time: float | None = None
     early_stopping_method: str = "force"
-    handle_parsing_errors: Any = False
-    trim_intermediate_steps: Any = -1
+    handle_parsing_errors: bool | str | Callable[[Any], str] = False
+    trim_intermediate_steps: int | Callable[[list[Any]], list[Any]] = -1
     return_key: str = "output"
     """Key of the output that a return_direct tool fills (first of the agent's return_values)."""
     tool_run_kwargs: dict[str, Any] = field(default_factory=lambda: {})
@@ -105,25 +105,30 @@ class ToolCall(NamedTuple):
     run_kwargs: dict[str, Any]
 
 
+# Effects are final: drivers dispatch on `type(effect) is ...`, which then narrows the rest.
+@final
 class Plan(NamedTuple):
     """Ask the agent for its next move given these (trimmed) steps."""
 
     steps: list[tuple[AgentAction, Any]]
 
 
+@final
 class Act(NamedTuple):
-    """Run these tool calls (concurrently if several); `announce` is False for a parse-error step."""
+    """Run these tool calls (concurrently if several); `announce` is False for parse-error steps."""
 
     calls: list[ToolCall]
     announce: bool
 
 
+@final
 class Stop(NamedTuple):
     """A limit was reached: get the agent's stopped response for this method."""
 
     method: str
 
 
+@final
 class Done(NamedTuple):
     """The run is over."""
 

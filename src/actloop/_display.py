@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
@@ -68,7 +69,9 @@ class RunDisplay(BaseCallbackHandler):
 
     def __enter__(self) -> RunDisplay:
         if self.live_mode:
-            self._live = Live(_Status(self), console=self.console, refresh_per_second=8, transient=True)
+            self._live = Live(
+                _Status(self), console=self.console, refresh_per_second=8, transient=True
+            )
             self._live.__enter__()
         return self
 
@@ -92,18 +95,18 @@ class RunDisplay(BaseCallbackHandler):
 
     # -- model callbacks -----------------------------------------------------------------------
 
-    def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
         self._set_activity("model is thinking")
         self.buffer = ""
 
-    def on_llm_new_token(self, token: str, **kwargs: Any) -> None:  # type: ignore[override]
+    def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
         with self.lock:
             self.buffer += token
 
-    def on_llm_end(self, response: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def on_llm_end(self, response: Any, **kwargs: Any) -> None:
         for generations in getattr(response, "generations", []):
             for generation in generations:
-                usage = getattr(generation.message, "usage_metadata", None) or {}
+                usage: Mapping[str, Any] = getattr(generation.message, "usage_metadata", None) or {}
                 self.tokens_in += int(usage.get("input_tokens", 0))
                 self.tokens_out += int(usage.get("output_tokens", 0))
         text = self.buffer.strip()

@@ -158,7 +158,8 @@ class SyncDriver(_DriverBase):
             try:
                 results.append(self._run_tool(call))
             except BaseException as exc:
-                self._fail(exc, [(c.action, o) for c, o in zip(calls, results)])
+                # The calls before this one finished: pair them with their results.
+                self._fail(exc, [(c.action, o) for c, o in zip(calls, results, strict=False)])
                 raise
         return results
 
@@ -324,7 +325,7 @@ class AsyncDriver(_DriverBase):
             raise
         for task in pending:
             task.cancel()
-        finished, error = _collect(tasks, done)  # type: ignore[arg-type]
+        finished, error = _collect(tasks, done)
         if error is not None:
             self._fail(error, [(calls[i].action, obs) for i, obs in sorted(finished.items())])
             raise error

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from actloop._callback_manager import RunManager
 from actloop._config import RunnableConfig, ensure_config
@@ -415,4 +415,4 @@ def resume_request(
     request = Request(approvals(approve), rejections(reject), dict(edit or {}))
     base: dict[str, Any] = dict(ensure_config(config))
     configurable = {**base.get("configurable", {}), "thread_id": thread_id, RESUME_KEY: request}
-    return loads(record.inputs), {**base, "configurable": configurable}  # type: ignore[typeddict-item]
+    return loads(record.inputs), cast(RunnableConfig, {**base, "configurable": configurable})

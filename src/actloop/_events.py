@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -94,11 +94,12 @@ class _EventHandler(BaseCallbackHandler):
             kind, name, kw.get("parent_run_id"), kw.get("tags"), kw.get("metadata"), input
         )
 
-    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID, **kw: Any) -> None:  # type: ignore[override]
+    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID, **kw: Any) -> None:
         streamed = inputs == {"input": ""}
         if streamed and kw.get("parent_run_id") is None:
             inputs, streamed = self.root_input, False
-        name = kw.get("name") or (serialized or {}).get("name") or "chain"
+        info: Mapping[str, Any] = serialized or {}
+        name = kw.get("name") or info.get("name") or "chain"
         kind = kw.get("run_type") or "chain"
         self._open(kind, name, run_id, kw, None if streamed else inputs)
         self._emit("start", run_id, {} if streamed else {"input": inputs})
@@ -110,7 +111,7 @@ class _EventHandler(BaseCallbackHandler):
         run.streamed = True
         self._emit("stream", run_id, {"chunk": chunk})
 
-    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kw: Any) -> None:  # type: ignore[override]
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kw: Any) -> None:
         run = self.runs.get(run_id)
         if run is not None and run.input is None and "inputs" in kw:
             run.input = kw["inputs"]
@@ -125,7 +126,7 @@ class _EventHandler(BaseCallbackHandler):
                 data["input"] = run.input
         self._emit("end", run_id, data)
 
-    def on_tool_start(  # type: ignore[override]
+    def on_tool_start(
         self, serialized: dict[str, Any], input_str: str, *, run_id: UUID, **kw: Any
     ) -> None:
         inputs = kw.get("inputs")
@@ -133,10 +134,10 @@ class _EventHandler(BaseCallbackHandler):
         self._open("tool", serialized.get("name", "tool"), run_id, kw, payload)
         self._emit("start", run_id, {"input": payload})
 
-    def on_tool_end(self, output: Any, *, run_id: UUID, **kw: Any) -> None:  # type: ignore[override]
+    def on_tool_end(self, output: Any, *, run_id: UUID, **kw: Any) -> None:
         self._close(run_id, output)
 
-    def on_chat_model_start(  # type: ignore[override]
+    def on_chat_model_start(
         self, serialized: dict[str, Any], messages: list[list[Any]], *, run_id: UUID, **kw: Any
     ) -> None:
         payload = {"messages": messages} if kw.get("parent_run_id") else self.root_input
@@ -149,11 +150,11 @@ class _EventHandler(BaseCallbackHandler):
         )
         self._emit("start", run_id, {"input": payload})
 
-    def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: UUID, **kw: Any) -> None:  # type: ignore[override]
+    def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: UUID, **kw: Any) -> None:
         if chunk is not None:
             self._emit("stream", run_id, {"chunk": getattr(chunk, "message", chunk)})
 
-    def on_llm_end(self, response: Any, *, run_id: UUID, **kw: Any) -> None:  # type: ignore[override]
+    def on_llm_end(self, response: Any, *, run_id: UUID, **kw: Any) -> None:
         message = response.generations[0][0].message if response.generations else None
         self._close(run_id, message)
 

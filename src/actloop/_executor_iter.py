@@ -8,7 +8,7 @@ final output plus `"messages"`.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from actloop._callback_manager import RunManager
 from actloop._compose import AddableDict
@@ -49,10 +49,8 @@ class AgentExecutorIterator:
             "run_name": run_name,
             "run_id": run_id,
         }
-        self.config: RunnableConfig = {
-            **ensure_config(config),
-            **{k: v for k, v in overrides.items() if v is not None},
-        }  # type: ignore[typeddict-item]
+        given = {k: v for k, v in overrides.items() if v is not None}
+        self.config = cast(RunnableConfig, {**ensure_config(config), **given})
         self.include_run_info = include_run_info
         self.yield_actions = yield_actions
         self.reset()

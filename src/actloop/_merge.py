@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 Content = str | list[str | dict[str, Any]]
 
@@ -128,7 +128,7 @@ def add_usage(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict
     if not (left or right):
         return {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
     if not (left and right):
-        return normalize_usage(left or right)  # type: ignore[arg-type]
+        return normalize_usage(cast("dict[str, Any]", left or right))
     return normalize_usage(_sum_ints(left, right, 0))
 
 

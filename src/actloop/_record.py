@@ -21,7 +21,7 @@ class Record:
             return NotImplemented
         return all(getattr(self, f) == getattr(other, f) for f in self._fields)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # pyright: ignore[reportAssignmentType]  # unhashable: equality is by value
 
     def __repr__(self) -> str:
         parts: list[str] = []

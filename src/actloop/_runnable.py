@@ -1,15 +1,16 @@
-"""The Runnable base: invoke/stream/batch and their async twins, with callbacks kept off the hot path.
+"""The Runnable base: invoke/stream/batch and async twins, with callbacks kept off the hot path.
 
-Subclasses implement `_invoke`/`_ainvoke` and, when they can stream, `_stream`/`_astream`; a subclass
-that consumes its input as a stream implements `_transform`/`_atransform`. The public methods add
-the run's callbacks only when a handler is attached (`configure` returns None otherwise).
+Subclasses implement `_invoke`/`_ainvoke` and, when they can stream, `_stream`/`_astream`; a
+subclass that consumes its input as a stream implements `_transform`/`_atransform`. The public
+methods add the run's callbacks only when a handler is attached (`configure` returns None
+otherwise).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from actloop._callback_manager import RunManager, configure
 from actloop._config import RunnableConfig, child_config, ensure_config, merge_configs
@@ -79,7 +80,8 @@ def _run_manager(
     cm = configure(callbacks, tags=config.get("tags"), metadata=config.get("metadata"))
     if cm is None:
         return None
-    extra = {"run_type": runnable._run_type} if runnable._run_type else {}  # pyright: ignore[reportPrivateUsage]
+    run_type = runnable._run_type  # pyright: ignore[reportPrivateUsage]
+    extra: dict[str, Any] = {"run_type": run_type} if run_type else {}
     return cm.start(
         "on_chain_start",
         None,
@@ -97,7 +99,7 @@ class Runnable(Generic[Input, Output]):
     _run_type: ClassVar[str | None] = None
     """How runs of this class are reported ("prompt", "parser"; None for plain chains)."""
     _streams_input: ClassVar[bool] = False
-    """True when `stream` goes through `transform` (the input arrives as a stream), as in LangChain."""
+    """True when `stream` goes through `transform` (input arrives as a stream), as in LangChain."""
 
     def get_name(self) -> str:
         """The name runs and events are reported under."""
@@ -186,8 +188,9 @@ class Runnable(Generic[Input, Output]):
         """Run on one input, yielding output chunks as they are produced."""
         if self._streams_input:
             return self.transform(iter((input,)), config, **kwargs)
-        if type(self)._stream is Runnable._stream:
-            return self._invoke_once(input, config, kwargs)  # cannot stream: one invoke, as LangChain
+        if type(self)._stream is _Base._stream:
+            # Cannot stream: one invoke, as LangChain does.
+            return self._invoke_once(input, config, kwargs)
         return self._traced(self._stream, input, ensure_config(config), input, kwargs)
 
     def astream(
@@ -196,7 +199,7 @@ class Runnable(Generic[Input, Output]):
         """Run on one input, yielding output chunks as they are produced (async)."""
         if self._streams_input:
             return self.atransform(_aiter_one(input), config, **kwargs)
-        if type(self)._astream is Runnable._astream:
+        if type(self)._astream is _Base._astream:
             return self._ainvoke_once(input, config, kwargs)
         return self._atraced(self._astream, input, ensure_config(config), input, kwargs)
 
@@ -204,7 +207,7 @@ class Runnable(Generic[Input, Output]):
         self, chunks: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Output]:
         """Run on an input that arrives in chunks, yielding output chunks."""
-        if type(self)._transform is Runnable._transform:
+        if type(self)._transform is _Base._transform:
             return self._buffered(chunks, config, kwargs)  # cannot take a stream: gather it first
         return self._traced(self._transform, chunks, ensure_config(config), _STREAMED, kwargs)
 
@@ -212,7 +215,7 @@ class Runnable(Generic[Input, Output]):
         self, chunks: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Output]:
         """Run on an input that arrives in chunks, yielding output chunks (async)."""
-        if type(self)._atransform is Runnable._atransform:
+        if type(self)._atransform is _Base._atransform:
             return self._abuffered(chunks, config, kwargs)
         return self._atraced(self._atransform, chunks, ensure_config(config), _STREAMED, kwargs)
 
@@ -339,7 +342,7 @@ class Runnable(Generic[Input, Output]):
 
         workers = configs[0].get("max_concurrency") or min(len(inputs), 32)
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(one, zip(inputs, configs)))
+            return list(pool.map(one, zip(inputs, configs, strict=True)))
 
     async def abatch(
         self,
@@ -349,7 +352,7 @@ class Runnable(Generic[Input, Output]):
         return_exceptions: bool = False,
         **kwargs: Any,
     ) -> list[Output]:
-        """Run on many inputs concurrently, at most `max_concurrency` at a time; results in order."""
+        """Run on many inputs concurrently, at most `max_concurrency` at once; results in order."""
         import asyncio
 
         configs = _configs_for(config, len(inputs))
@@ -367,7 +370,9 @@ class Runnable(Generic[Input, Output]):
                     return exc
                 raise
 
-        return list(await asyncio.gather(*(one(i, c) for i, c in zip(inputs, configs))))
+        return list(
+            await asyncio.gather(*(one(i, c) for i, c in zip(inputs, configs, strict=True)))
+        )
 
     def astream_events(
         self,
@@ -408,7 +413,11 @@ class Runnable(Generic[Input, Output]):
         self, config: RunnableConfig | None = None, **fields: Any
     ) -> Runnable[Input, Output]:
         """This runnable with a config merged into every call's config."""
-        return RunnableBinding(self, config=merge_configs(config, fields))  # type: ignore[arg-type]
+        return RunnableBinding(self, config=merge_configs(config, cast(RunnableConfig, fields)))
+
+
+_Base: type[Runnable[Any, Any]] = Runnable
+"""The base class with its parameters given, to check whether a subclass overrides `_stream` etc."""
 
 
 def _configs_for(
@@ -448,9 +457,14 @@ class RunnableBinding(Runnable[Input, Output]):
             raise AttributeError(name)
         attr = getattr(self.bound, name)
         if callable(attr) and name in ("bind_tools", "with_structured_output"):
-            return lambda *a, **k: RunnableBinding(
-                attr(*a, **k), kwargs=self.kwargs, config=self.config
-            )  # type: ignore[misc]
+            method = cast("Callable[..., Runnable[Any, Any]]", attr)
+
+            def rebind(*args: Any, **kwargs: Any) -> RunnableBinding[Any, Any]:
+                return RunnableBinding(
+                    method(*args, **kwargs), kwargs=self.kwargs, config=self.config
+                )
+
+            return rebind
         return attr
 
     @property
@@ -501,11 +515,11 @@ class RunnableBinding(Runnable[Input, Output]):
 def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
     """A Runnable from a Runnable, a callable (RunnableLambda) or a dict (RunnableParallel)."""
     if isinstance(thing, Runnable):
-        return thing  # type: ignore[return-value]
+        return cast("Runnable[Any, Any]", thing)
     from actloop._compose import RunnableLambda, RunnableParallel
 
     if callable(thing):
-        return RunnableLambda(thing)  # type: ignore[arg-type]
+        return RunnableLambda(thing)
     if isinstance(thing, dict):
-        return RunnableParallel(thing)  # type: ignore[arg-type]
+        return RunnableParallel(cast("dict[str, Any]", thing))
     raise TypeError(f"Expected a Runnable, callable or dict, got {type(thing).__name__}: {thing!r}")

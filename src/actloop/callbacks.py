@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from uuid import UUID
 
     from actloop._callback_manager import CallbackManager
@@ -207,46 +208,46 @@ class BaseCallbackHandler:
 class AsyncCallbackHandler(BaseCallbackHandler):
     """A handler whose hooks are coroutines; awaited on the async path."""
 
-    async def on_chat_model_start(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def on_chat_model_start(self, *args: Any, **kwargs: Any) -> Any:
         """See BaseCallbackHandler."""
 
-    async def on_llm_start(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def on_llm_start(self, *args: Any, **kwargs: Any) -> Any:
         """See BaseCallbackHandler."""
 
-    async def on_llm_new_token(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def on_llm_new_token(self, *args: Any, **kwargs: Any) -> Any:
         """See BaseCallbackHandler."""
 
-    async def on_llm_end(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def on_llm_end(self, *args: Any, **kwargs: Any) -> Any:
         """See BaseCallbackHandler."""
 
-    async def on_llm_error(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def on_llm_error(self, *args: Any, **kwargs: Any) -> Any:
         """See BaseCallbackHandler."""
 
-    async def on_chain_start(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def on_chain_start(self, *args: Any, **kwargs: Any) -> Any:
         """See BaseCallbackHandler."""
 
-    async def on_chain_end(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def on_chain_end(self, *args: Any, **kwargs: Any) -> Any:
         """See BaseCallbackHandler."""
 
-    async def on_chain_error(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def on_chain_error(self, *args: Any, **kwargs: Any) -> Any:
         """See BaseCallbackHandler."""
 
-    async def on_tool_start(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def on_tool_start(self, *args: Any, **kwargs: Any) -> Any:
         """See BaseCallbackHandler."""
 
-    async def on_tool_end(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def on_tool_end(self, *args: Any, **kwargs: Any) -> Any:
         """See BaseCallbackHandler."""
 
-    async def on_tool_error(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def on_tool_error(self, *args: Any, **kwargs: Any) -> Any:
         """See BaseCallbackHandler."""
 
-    async def on_text(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def on_text(self, *args: Any, **kwargs: Any) -> Any:
         """See BaseCallbackHandler."""
 
-    async def on_agent_action(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def on_agent_action(self, *args: Any, **kwargs: Any) -> Any:
         """See BaseCallbackHandler."""
 
-    async def on_agent_finish(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def on_agent_finish(self, *args: Any, **kwargs: Any) -> Any:
         """See BaseCallbackHandler."""
 
 
@@ -273,17 +274,18 @@ class StdOutCallbackHandler(BaseCallbackHandler):
     def __init__(self, color: str | None = None) -> None:
         self.color = color
 
-    def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:  # type: ignore[override]
-        name = kwargs.get("name") or (serialized or {}).get("name") or "<unknown>"
+    def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
+        info: Mapping[str, Any] = serialized or {}
+        name = kwargs.get("name") or info.get("name") or "<unknown>"
         print(f"\n\n\033[1m> Entering new {name} chain...\033[0m")
 
-    def on_chain_end(self, outputs: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def on_chain_end(self, outputs: Any, **kwargs: Any) -> None:
         print("\n\033[1m> Finished chain.\033[0m")
 
-    def on_agent_action(self, action: Any, color: str | None = None, **kwargs: Any) -> None:  # type: ignore[override]
+    def on_agent_action(self, action: Any, color: str | None = None, **kwargs: Any) -> None:
         print_text(action.log, color=color or self.color)
 
-    def on_tool_end(  # type: ignore[override]
+    def on_tool_end(
         self,
         output: Any,
         color: str | None = None,
@@ -297,10 +299,8 @@ class StdOutCallbackHandler(BaseCallbackHandler):
         if llm_prefix is not None:
             print_text(f"\n{llm_prefix}")
 
-    def on_text(  # type: ignore[override]
-        self, text: str, color: str | None = None, end: str = "", **kwargs: Any
-    ) -> None:
+    def on_text(self, text: str, color: str | None = None, end: str = "", **kwargs: Any) -> None:
         print_text(text, color=color or self.color, end=end)
 
-    def on_agent_finish(self, finish: Any, color: str | None = None, **kwargs: Any) -> None:  # type: ignore[override]
+    def on_agent_finish(self, finish: Any, color: str | None = None, **kwargs: Any) -> None:
         print_text(finish.log, color=color or self.color, end="\n")

@@ -185,7 +185,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         if not self._overrides("_stream_message"):
             raise NotImplementedError(self._missing_hooks())
         chunks = list(self._stream_message(messages, stop, **kwargs))
-        return message_chunk_to_message(_merge(chunks))  # type: ignore[return-value]
+        return message_chunk_to_message(_merge(chunks))
 
     def _stream_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
@@ -200,7 +200,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         if not self._overrides("_astream_message"):
             return self._generate_message(messages, stop, **kwargs)
         chunks = [c async for c in self._astream_message(messages, stop, **kwargs)]
-        return message_chunk_to_message(_merge(chunks))  # type: ignore[return-value]
+        return message_chunk_to_message(_merge(chunks))
 
     async def _astream_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
@@ -244,7 +244,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         run.flush()
         if self._wants_tokens(run, "_stream_message"):
             chunks = list(self._observed(run, self._chunks(messages, stop, kwargs), whole=True))
-            return message_chunk_to_message(_merge(chunks))  # type: ignore[return-value]
+            return message_chunk_to_message(_merge(chunks))
         try:
             message = self._generate_message(messages, stop, **kwargs)
         except BaseException as exc:
@@ -271,7 +271,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         if self._wants_tokens(run, "_stream_message", "_astream_message"):
             stream = self._aobserved(run, self._achunks(messages, stop, kwargs), whole=True)
             chunks = [c async for c in stream]
-            return message_chunk_to_message(_merge(chunks))  # type: ignore[return-value]
+            return message_chunk_to_message(_merge(chunks))
         try:
             message = await self._agenerate_message(messages, stop, **kwargs)
         except BaseException as exc:
@@ -347,7 +347,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any
     ) -> Runnable[LanguageModelInput, AIMessage]:
         """This model with `tools` (as OpenAI tool schemas) passed to every call."""
-        from actloop.tools import convert_to_openai_tool  # pyright: ignore[reportAttributeAccessIssue,reportUnknownVariableType]
+        from actloop.tools import convert_to_openai_tool
 
         schemas: list[dict[str, Any]] = [convert_to_openai_tool(t) for t in tools]
         if tool_choice is not None:

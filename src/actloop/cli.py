@@ -10,7 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from actloop._config import RunnableConfig
 
 __all__ = ["EXIT_CONFIG", "EXIT_INTERRUPTED", "EXIT_MODEL", "EXIT_OK", "EXIT_STOPPED", "main"]
 
@@ -27,7 +30,9 @@ def _agent_options() -> argparse.ArgumentParser:
     """Options that build the agent: shared by `run` and `runs resume` (which must rebuild it)."""
     run = argparse.ArgumentParser(add_help=False)
     run.add_argument("--model", default="local", help="local (default), or openai:MODEL")
-    run.add_argument("--base-url", help="an OpenAI-compatible server, e.g. http://localhost:11434/v1")
+    run.add_argument(
+        "--base-url", help="an OpenAI-compatible server, e.g. http://localhost:11434/v1"
+    )
     run.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
     run.add_argument("--agent", choices=["tool-calling", "react", "json"], help="agent kind")
     run.add_argument("--tools", default="calculator,clock", help="comma list of built-in tools")
@@ -100,11 +105,11 @@ def _execute(args: argparse.Namespace, executor: Any) -> int:
 
     quiet = args.quiet or args.json
     display = RunDisplay(Console(stderr=args.json), quiet=quiet, verbose=args.verbose)
-    config: dict[str, Any] = {"callbacks": [display]}
+    config: RunnableConfig = {"callbacks": [display]}
     if args.db:
         config["configurable"] = {"thread_id": args.thread or _new_thread_id()}
     iterator = AgentExecutorIterator(
-        executor, {"input": args.question}, config=config, yield_actions=True  # type: ignore[arg-type]
+        executor, {"input": args.question}, config=config, yield_actions=True
     )
     final: dict[str, Any] = {}
     try:

@@ -68,7 +68,7 @@ _TROUBLESHOOTING = (
 
 
 class ToolException(ActloopError):
-    """Raised inside a tool to report an error; with `handle_tool_error` it becomes the observation."""
+    """Raised in a tool to report an error; with `handle_tool_error` it becomes the observation."""
 
 
 class ModelError(ActloopError):
@@ -86,7 +86,7 @@ class ConfigurationError(ActloopError, ValueError):
 def attach_steps(exc: BaseException, steps: list[tuple[Any, Any]]) -> BaseException:
     """Attach the finished `(action, observation)` steps to an escaping exception and return it."""
     try:
-        exc.intermediate_steps = list(steps)  # type: ignore[attr-defined]
+        exc.intermediate_steps = list(steps)  # pyright: ignore[reportAttributeAccessIssue]
     except AttributeError:  # exceptions with __slots__; nothing else to do
         pass
     return exc

@@ -9,7 +9,7 @@ type and carries the steps finished so far as `exc.intermediate_steps`.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from actloop._agent_base import (
     BaseMultiActionAgent,
@@ -161,7 +161,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
     def prep_inputs(self, input: Any) -> dict[str, Any]:
         """The run's inputs as a dict (a bare value needs exactly one input key)."""
         if isinstance(input, dict):
-            return dict(input)  # type: ignore[arg-type]
+            return dict(cast("dict[str, Any]", input))
         keys = self.input_keys
         if len(keys) != 1:
             raise ValueError(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, overload
 
 from typing_extensions import NotRequired, TypedDict
 
@@ -335,7 +335,7 @@ def _parse_raw_chunks(raw: Any) -> list[dict[str, Any]]:
 
 def _add_chunks(left: AIMessageChunk, others: Sequence[AIMessageChunk]) -> AIMessageChunk:
     """Merge chunks exactly as langchain-core's `add_ai_message_chunks` does."""
-    raw_chunks = merge_lists(left.tool_call_chunks, *[o.tool_call_chunks for o in others])  # type: ignore[arg-type]
+    raw_chunks = merge_lists(left.tool_call_chunks, *[o.tool_call_chunks for o in others])
     usage: dict[str, Any] | None = None
     if left.usage_metadata or [o for o in others if o.usage_metadata is not None]:
         usage = left.usage_metadata  # type: ignore[assignment]
@@ -371,6 +371,10 @@ def _best_id(ids: Any) -> str | None:
     return chosen
 
 
+@overload
+def message_chunk_to_message(chunk: AIMessageChunk) -> AIMessage: ...
+@overload
+def message_chunk_to_message(chunk: BaseMessage) -> BaseMessage: ...
 def message_chunk_to_message(chunk: BaseMessage) -> BaseMessage:
     """An `AIMessageChunk` as the equivalent `AIMessage`; other messages are returned as is."""
     if not isinstance(chunk, AIMessageChunk):

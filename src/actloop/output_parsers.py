@@ -37,9 +37,9 @@ class Generation:
         self.text = text
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self.text == other.text  # type: ignore[attr-defined]
+        return type(other) is type(self) and self.text == other.text
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # pyright: ignore[reportAssignmentType]  # unhashable: equality is by value
 
     def __repr__(self) -> str:
         return f"Generation(text={self.text!r})"

@@ -24,11 +24,11 @@ class ChatGeneration:
     def __eq__(self, other: object) -> bool:
         return (
             type(other) is type(self)
-            and self.message == other.message  # type: ignore[attr-defined]
-            and self.generation_info == other.generation_info  # type: ignore[attr-defined]
+            and self.message == other.message
+            and self.generation_info == other.generation_info
         )
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # pyright: ignore[reportAssignmentType]  # unhashable: equality is by value
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(message={self.message!r})"
@@ -62,7 +62,7 @@ class LLMResult:
             and self.llm_output == other.llm_output
         )
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # pyright: ignore[reportAssignmentType]  # unhashable: equality is by value
 
     def __repr__(self) -> str:
         return f"LLMResult(generations={self.generations!r}, llm_output={self.llm_output!r})"

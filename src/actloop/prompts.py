@@ -194,7 +194,7 @@ def _to_template(message: Any, template_format: str) -> MessageLike:
         return _from_role(role, template, template_format)
     if isinstance(role, type) and issubclass(role, BaseMessage):
         return _from_role(role.type, template, template_format)
-    return role(prompt=PromptTemplate.from_template(template, template_format=template_format))  # type: ignore[no-any-return]
+    return role(prompt=PromptTemplate.from_template(template, template_format=template_format))
 
 
 def _from_role(role: str, template: Any, template_format: str) -> BaseMessagePromptTemplate:

@@ -49,7 +49,7 @@ class ModelCall:
             return NotImplemented
         return (self.messages, self.stop, self.kwargs) == (other.messages, other.stop, other.kwargs)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # pyright: ignore[reportAssignmentType]  # unhashable: equality is by value
 
     def __repr__(self) -> str:
         return f"ModelCall(messages={self.messages!r}, stop={self.stop!r}, kwargs={self.kwargs!r})"

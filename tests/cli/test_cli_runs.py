@@ -1,4 +1,4 @@
-"""`actloop run` as a user runs it: a subprocess, on the local model or an OpenAI-compatible server."""
+"""`actloop run` as a user runs it: a subprocess on the local model or an OpenAI-style server."""
 
 from __future__ import annotations
 
@@ -10,16 +10,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from openai_server import LoopbackServer, message, running
 
 from actloop.serialization import loads
+from openai_server import LoopbackServer, message, running
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     return subprocess.run(
         [sys.executable, "-m", "actloop", *args],
-        capture_output=True, text=True, timeout=300, env=env, cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=cwd,
     )
 
 
@@ -87,9 +91,7 @@ def test_a_stopped_run_exits_3(server: LoopbackServer) -> None:
 
 
 def test_model_server_error_exits_4_with_one_line(server: LoopbackServer) -> None:
-    done = run_cli(
-        "run", "hi", "--model", "openai:gpt-test", "--base-url", "http://127.0.0.1:9/v1"
-    )
+    done = run_cli("run", "hi", "--model", "openai:gpt-test", "--base-url", "http://127.0.0.1:9/v1")
     assert done.returncode == 4
     assert done.stderr.startswith("actloop: error: the model failed: ")
     assert done.stderr.count("\n") == 1
@@ -106,8 +108,14 @@ def test_hostile_path_is_refused_as_an_observation(server: LoopbackServer, tmp_p
         message("I cannot read it."),
     )
     done = scripted(
-        server, "run", "read the secret", "--tools", "read_file,list_dir",
-        "--root", str(tmp_path / "root"), "--json",
+        server,
+        "run",
+        "read the secret",
+        "--tools",
+        "read_file,list_dir",
+        "--root",
+        str(tmp_path / "root"),
+        "--json",
     )
     assert done.returncode == 0, done.stderr
     observations = [o for _, o in loads(done.stdout)["intermediate_steps"]]

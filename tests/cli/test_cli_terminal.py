@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterator
 
 import pytest
+
 from openai_server import LoopbackServer, message, running
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
@@ -28,7 +29,10 @@ def run_in_pty(*args: str) -> tuple[int, str]:
     env.update({"TERM": "xterm-256color", "COLUMNS": "100", "LINES": "40"})
     proc = subprocess.Popen(
         [sys.executable, "-m", "actloop", *args],
-        stdin=subprocess.DEVNULL, stdout=follower, stderr=follower, env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=follower,
+        env=env,
     )
     os.close(follower)
     chunks: list[bytes] = []
@@ -46,9 +50,10 @@ def run_in_pty(*args: str) -> tuple[int, str]:
 
 def test_live_display_shows_call_observation_then_answer(server: LoopbackServer) -> None:
     server.script(
-        message("Let me compute.", [
-            {"id": "c1", "name": "calculator", "arguments": json.dumps({"expression": "6 * 7"})}
-        ]),
+        message(
+            "Let me compute.",
+            [{"id": "c1", "name": "calculator", "arguments": json.dumps({"expression": "6 * 7"})}],
+        ),
         message("The answer is 42."),
     )
     code, screen = run_in_pty(

@@ -36,7 +36,9 @@ async def test_plain_finish_returns_inputs_and_outputs(mode: str, search: Any) -
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_actions_then_finish_with_intermediate_steps(mode: str, search: Any, lookup: Any) -> None:
+async def test_actions_then_finish_with_intermediate_steps(
+    mode: str, search: Any, lookup: Any
+) -> None:
     a1 = AgentAction("search", "cats", "I search")
     a2 = AgentAction("lookup", "dogs", "I look up")
     agent = ScriptedAgent([a1, a2, finish("answer")])
@@ -47,7 +49,11 @@ async def test_actions_then_finish_with_intermediate_steps(mode: str, search: An
         "output": "answer",
         "intermediate_steps": [(a1, "results for cats"), (a2, "entry dogs")],
     }
-    assert agent.seen == [[], [(a1, "results for cats")], [(a1, "results for cats"), (a2, "entry dogs")]]
+    assert agent.seen == [
+        [],
+        [(a1, "results for cats")],
+        [(a1, "results for cats"), (a2, "entry dogs")],
+    ]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -65,7 +71,9 @@ async def test_observations_are_not_coerced_to_str(mode: str) -> None:
 async def test_unknown_tool_observation(mode: str, search: Any, lookup: Any) -> None:
     bad = AgentAction("nope", "x", "")
     executor = AgentExecutor(
-        agent=ScriptedAgent([bad, finish("ok")]), tools=[search, lookup], return_intermediate_steps=True
+        agent=ScriptedAgent([bad, finish("ok")]),
+        tools=[search, lookup],
+        return_intermediate_steps=True,
     )
     result = await run(executor, {"input": "q"}, mode)
     assert result["intermediate_steps"] == [
@@ -83,14 +91,24 @@ PARSE_CASES = [
     ),
     (True, OutputParserException("bad"), "Invalid or incomplete response", None),
     ("custom text", OutputParserException("bad"), "custom text", None),
-    (lambda e: f"handled: {type(e).__name__}", OutputParserException("bad"), "handled: OutputParserException", None),
+    (
+        lambda e: f"handled: {type(e).__name__}",
+        OutputParserException("bad"),
+        "handled: OutputParserException",
+        None,
+    ),
 ]
 
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(("handler", "exc", "observation", "log"), PARSE_CASES)
 async def test_parse_errors_become_exception_steps(
-    mode: str, handler: Any, exc: OutputParserException, observation: str, log: str | None, search: Any
+    mode: str,
+    handler: Any,
+    exc: OutputParserException,
+    observation: str,
+    log: str | None,
+    search: Any,
 ) -> None:
     agent = ScriptedAgent([exc, finish("ok")])
     executor = AgentExecutor(
@@ -136,7 +154,11 @@ async def test_return_direct_single_action_finishes(mode: str, search: Any) -> N
     agent = ScriptedAgent([action])
     executor = AgentExecutor(agent=agent, tools=[search, direct], return_intermediate_steps=True)
     result = await run(executor, {"input": "q"}, mode)
-    assert result == {"input": "q", "output": "direct x", "intermediate_steps": [(action, "direct x")]}
+    assert result == {
+        "input": "q",
+        "output": "direct x",
+        "intermediate_steps": [(action, "direct x")],
+    }
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -193,7 +215,8 @@ async def test_iteration_limit_single_and_multi(mode: str, search: Any) -> None:
         "Agent stopped due to iteration limit or time limit."
     )
     multi = AgentExecutor(agent=ScriptedMultiAgent([[step]] * 2), tools=[search], max_iterations=2)
-    assert (await run(multi, {"input": "q"}, mode))["output"] == "Agent stopped due to max iterations."
+    multi_result = await run(multi, {"input": "q"}, mode)
+    assert multi_result["output"] == "Agent stopped due to max iterations."
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -248,9 +271,7 @@ async def test_tool_error_propagates_with_steps_done(mode: str, search: Any) -> 
 
     a1 = AgentAction("search", "a", "")
     a2 = AgentAction("boom", "b", "")
-    executor = AgentExecutor(
-        agent=ScriptedAgent([a1, a2]), tools=[search, make_tool("boom", boom)]
-    )
+    executor = AgentExecutor(agent=ScriptedAgent([a1, a2]), tools=[search, make_tool("boom", boom)])
     with pytest.raises(RuntimeError, match="boom b") as info:
         await run(executor, {"input": "q"}, mode)
     assert info.value.intermediate_steps == [(a1, "results for a")]  # type: ignore[attr-defined]
@@ -326,7 +347,9 @@ def test_batch_and_abatch(search: Any) -> None:
 
 
 def test_lookup_tool_and_keys(search: Any) -> None:
-    executor = AgentExecutor(agent=ScriptedAgent([]), tools=[search], return_intermediate_steps=True)
+    executor = AgentExecutor(
+        agent=ScriptedAgent([]), tools=[search], return_intermediate_steps=True
+    )
     assert executor.lookup_tool("search") is search
     assert executor.input_keys == ["input"]
     assert executor.output_keys == ["output", "intermediate_steps"]

@@ -1,4 +1,4 @@
-"""Streaming, iter(), concurrent tools, hard deadlines and callback order (SPEC A4, A5, B2, B3, B5)."""
+"""Streaming, iter(), concurrent tools, hard deadlines, callback order (SPEC A4, A5, B2, B3, B5)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,10 @@ def test_stream_chunks_exact(search: Any) -> None:
     chunks = list(AgentExecutor(agent=agent, tools=[search]).stream({"input": "q"}))
     assert chunks == [
         {"actions": [a1], "messages": [AIMessage(content="I search")]},
-        {"steps": [AgentStep(a1, "results for cats")], "messages": [HumanMessage(content="results for cats")]},
+        {
+            "steps": [AgentStep(a1, "results for cats")],
+            "messages": [HumanMessage(content="results for cats")],
+        },
         {"output": "answer", "messages": [AIMessage(content="final log")]},
     ]
     total = chunks[0] + chunks[1] + chunks[2]
@@ -54,7 +57,9 @@ def test_parse_error_step_streams_only_steps(search: Any) -> None:
     exc = OutputParserException("bad", observation="obs", llm_output="out", send_to_llm=True)
     agent = ScriptedAgent([exc, finish("ok")])
     chunks = list(
-        AgentExecutor(agent=agent, tools=[search], handle_parsing_errors=True).stream({"input": "q"})
+        AgentExecutor(agent=agent, tools=[search], handle_parsing_errors=True).stream(
+            {"input": "q"}
+        )
     )
     action = AgentAction("_Exception", "obs", "out")
     assert chunks == [
@@ -154,7 +159,11 @@ async def test_hung_tool_stops_at_deadline(mode: str) -> None:
     )
     start = time.monotonic()
     try:
-        result = executor.invoke({"input": "q"}) if mode == "sync" else await executor.ainvoke({"input": "q"})
+        result = (
+            executor.invoke({"input": "q"})
+            if mode == "sync"
+            else await executor.ainvoke({"input": "q"})
+        )
     finally:
         release.set()
     assert time.monotonic() - start < 5

@@ -18,7 +18,10 @@ def test_pool_is_bounded_and_queued_calls_still_run() -> None:
 def test_idle_workers_are_reused() -> None:
     first = _workers.submit(lambda: threading.current_thread().name).result(timeout=5)
     started = _workers._started  # pyright: ignore[reportPrivateUsage]
-    names = {_workers.submit(lambda: threading.current_thread().name).result(timeout=5) for _ in range(20)}
+    names = {
+        _workers.submit(lambda: threading.current_thread().name).result(timeout=5)
+        for _ in range(20)
+    }
     assert _workers._started == started  # pyright: ignore[reportPrivateUsage]
     assert names == {first} or all(n == "actloop-worker" for n in names)
     assert all(t.daemon for t in threading.enumerate() if t.name == "actloop-worker")

@@ -26,8 +26,21 @@ def llama_server() -> Iterator[str]:
     """`python -m llama_cpp.server` serving the embedded GGUF; yields its base URL (…/v1)."""
     port = _free_port()
     command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(default_model_path()),
-        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "1", "--n_threads_batch", "1",
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(default_model_path()),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "4096",
+        "--n_threads",
+        "1",
+        "--n_threads_batch",
+        "1",
     ]
     # The server logs every request: send it to a file (a pipe nobody reads would fill and block).
     log = tempfile.TemporaryFile()

@@ -27,9 +27,9 @@ def test_invoke_and_stream_agree_at_temperature_zero() -> None:
     assert isinstance(reply, AIMessage)
     assert reply.text.strip() != ""
     assert reply.usage_metadata is not None and reply.usage_metadata["output_tokens"] > 0
-    streamed = list(LocalChatModel(temperature=0.0, max_tokens=24, seed=1).stream(
-        "Say hello in three words."
-    ))
+    streamed = list(
+        LocalChatModel(temperature=0.0, max_tokens=24, seed=1).stream("Say hello in three words.")
+    )
     assert len(streamed) > 2
     assert "".join(c.text for c in streamed) == reply.text
 
@@ -68,7 +68,8 @@ def test_missing_llama_cpp_names_the_extra() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == (
-        'MissingDependencyError the local model needs llama-cpp-python: pip install "actloop[local]"\n'
+        "MissingDependencyError the local model needs llama-cpp-python: "
+        'pip install "actloop[local]"\n'
     )
 
 

@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from actloop.chat_models import BaseChatModel
-from actloop.messages import AIMessage, AIMessageChunk, BaseMessage, message_to_openai
+from actloop.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    UsageMetadata,
+    message_to_openai,
+)
 from actloop.models._errors import MissingDependencyError, ModelError
 
 __all__ = [
@@ -58,6 +64,10 @@ def _load(path: str, n_ctx: int, n_threads: int) -> Any:
     """One llama.cpp model per (path, context, threads), shared by every LocalChatModel."""
     key = (path, n_ctx, n_threads)
     with _load_lock:
+        if not _loaded:
+            import atexit
+
+            atexit.register(_close_all)
         if key not in _loaded:
             try:
                 from llama_cpp import Llama
@@ -66,10 +76,25 @@ def _load(path: str, n_ctx: int, n_threads: int) -> Any:
                     f"the local model needs llama-cpp-python: {_INSTALL}"
                 ) from None
             _loaded[key] = Llama(
-                model_path=path, n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
-                seed=0, verbose=False,
+                model_path=path,
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                seed=0,
+                verbose=False,
             )
         return _loaded[key]
+
+
+def _close_all() -> None:
+    """Free the loaded models before interpreter shutdown (llama.cpp's finalizers fail after)."""
+    import warnings
+
+    with _load_lock, warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)  # llama.cpp's own /dev/null handles
+        for llm in _loaded.values():
+            llm.close()
+        _loaded.clear()
 
 
 class LocalChatModel(BaseChatModel):
@@ -142,12 +167,14 @@ class LocalChatModel(BaseChatModel):
         with self._lock:
             out: Any = llm.create_chat_completion(**self._request(messages, stop, kwargs))
         choice = out["choices"][0]
-        usage = out.get("usage") or {}
+        usage: dict[str, Any] = out.get("usage") or {}
         return AIMessage(
             content=choice["message"].get("content") or "",
             usage_metadata=_usage(usage),
-            response_metadata={"model_name": Path(self.model_path).name,
-                               "finish_reason": choice.get("finish_reason")},
+            response_metadata={
+                "model_name": Path(self.model_path).name,
+                "finish_reason": choice.get("finish_reason"),
+            },
         )
 
     def _stream_message(
@@ -198,10 +225,14 @@ def _prompt_text(messages: list[dict[str, Any]]) -> str:
     return "\n".join(str(m.get("content") or "") for m in messages)
 
 
-def _usage(usage: dict[str, Any]) -> dict[str, int]:
+def _usage(usage: dict[str, Any]) -> UsageMetadata:
     prompt = int(usage.get("prompt_tokens", 0))
     completion = int(usage.get("completion_tokens", 0))
-    return {"input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion}
+    return {
+        "input_tokens": prompt,
+        "output_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
 
 
 _EXAMPLES = [  # (question, expression, result, answer): worked calculator trajectories
@@ -211,7 +242,7 @@ _EXAMPLES = [  # (question, expression, result, answer): worked calculator traje
 
 
 def _tool_lines(tools: Sequence[Any]) -> str:
-    lines = []
+    lines: list[str] = []
     for tool in tools:
         args = {name: f"<{name}>" for name in tool.args}
         lines.append(f"- {tool.name}: {tool.description.splitlines()[0]} Input: {json.dumps(args)}")
@@ -244,8 +275,12 @@ def local_agent_prompt(tools: Sequence[Any]) -> Any:
                 AI(json.dumps({"action": "Final Answer", "action_input": answer})),
             ]
     return ChatPromptTemplate.from_messages(
-        [SystemMessage(system), *shots, ("human", "Question: {input}"),
-         MessagesPlaceholder("agent_scratchpad")]
+        [
+            SystemMessage(system),
+            *shots,
+            ("human", "Question: {input}"),
+            MessagesPlaceholder("agent_scratchpad"),
+        ]
     )
 
 

@@ -20,10 +20,10 @@ class InvalidTool(BaseTool):
     name: str = "invalid_tool"
     description: str = "Called when tool name is invalid. Suggests valid tool names."
 
-    def _run(self, requested_tool_name: str, available_tool_names: list[str]) -> str:  # pyright: ignore[reportIncompatibleMethodOverride]
+    def _run(self, requested_tool_name: str, available_tool_names: list[str]) -> str:
         return _not_valid(requested_tool_name, available_tool_names)
 
-    async def _arun(self, requested_tool_name: str, available_tool_names: list[str]) -> str:  # pyright: ignore[reportIncompatibleMethodOverride]
+    async def _arun(self, requested_tool_name: str, available_tool_names: list[str]) -> str:
         return _not_valid(requested_tool_name, available_tool_names)
 
 
@@ -33,8 +33,8 @@ class ExceptionTool(BaseTool):
     name: str = "_Exception"
     description: str = "Exception tool"
 
-    def _run(self, query: str) -> str:  # pyright: ignore[reportIncompatibleMethodOverride]
+    def _run(self, query: str) -> str:
         return query
 
-    async def _arun(self, query: str) -> str:  # pyright: ignore[reportIncompatibleMethodOverride]
+    async def _arun(self, query: str) -> str:
         return query

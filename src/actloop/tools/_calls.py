@@ -65,7 +65,7 @@ def tool_config(
         out["tags"] = list(dict.fromkeys([*out.get("tags", ()), *tags]))
     if metadata:
         out["metadata"] = {**out.get("metadata", {}), **metadata}
-    return out  # type: ignore[return-value]
+    return cast(RunnableConfig, out)
 
 
 def prep_run_args(

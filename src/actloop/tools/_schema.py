@@ -279,11 +279,11 @@ def _build_model(
         if field.metadata:
             info.metadata = field.metadata
         definitions[field_name] = (field.annotation, info)
-    model: type[BaseModel] = create_model(  # pyright: ignore[reportCallIssue, reportUnknownVariableType]
+    model: type[BaseModel] = create_model(
         name,
         __config__=ConfigDict(arbitrary_types_allowed=True),
         __module__=module,
         **definitions,
     )
     model.__doc__ = textwrap.dedent(doc)
-    return model  # pyright: ignore[reportUnknownVariableType]
+    return model

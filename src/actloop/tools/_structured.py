@@ -237,7 +237,7 @@ def tool(
         return lambda fn: factory(fn.__name__)(fn)
     if isinstance(name_or_callable, str):
         return factory(name_or_callable)
-    if callable(name_or_callable) and hasattr(name_or_callable, "__name__"):  # pyright: ignore[reportUnnecessaryIsInstance]
+    if callable(name_or_callable) and hasattr(name_or_callable, "__name__"):
         return factory(name_or_callable.__name__)(name_or_callable)
     raise ValueError(
         "The first argument must be a string or a callable with a __name__ for tool decorator. "

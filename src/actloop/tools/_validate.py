@@ -179,7 +179,7 @@ def schema_errors(
 def _type_error(declared: Any, value: Any) -> str | None:
     if declared is None:
         return None
-    names = [declared] if isinstance(declared, str) else list(declared)  # pyright: ignore[reportUnknownArgumentType]
+    names = [declared] if isinstance(declared, str) else list(declared)
     known = [n for n in names if n in _TYPES]
     if not known or any(_TYPES[n][0](value) for n in known):
         return None

@@ -67,7 +67,7 @@ clock: BaseTool = StructuredTool.from_function(
 
 
 def file_tools(root: str | Path = ".") -> list[BaseTool]:
-    """`read_file` and `list_dir` confined to `root`: paths outside it (symlinks included) are refused."""
+    """`read_file` and `list_dir`, confined to `root`: paths outside it (symlinks too) refused."""
     base = Path(root).resolve()
 
     def _read(path: str) -> str:
@@ -103,7 +103,7 @@ def file_tools(root: str | Path = ".") -> list[BaseTool]:
 
 
 def get_builtin_tools(names: Sequence[str], *, root: str | Path = ".") -> list[BaseTool]:
-    """The built-in tools with these names, in this order; an unknown name is a ConfigurationError."""
+    """The built-in tools with these names, in order; an unknown name is a ConfigurationError."""
     unknown = [n for n in names if n not in BUILTIN_TOOL_NAMES]
     if unknown:
         raise ConfigurationError(
