@@ -298,7 +298,7 @@ class Bench:
                 code = (
                     f"import time; t = time.perf_counter(); {stmt}; print(time.perf_counter() - t)"
                 )
-                if lib == "actloop":
+                if lib == "actloop" and key == "-":
                     code += "; assert actloop.__file__, 'namespace package only'"
                 t0 = time.perf_counter()
                 r = subprocess.run(

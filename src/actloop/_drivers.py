@@ -54,6 +54,8 @@ class _DriverBase:
         self.emit = emit
         """False when only the finish matters (invoke): no action/step events are built."""
         self.core = LoopCore(settings, state, time.monotonic)
+        self.timed = settings.max_execution_time is not None
+        """Whether the run has a deadline (otherwise no clock reads for it)."""
         self.run = run
         self.inputs = state.inputs
         self.verbose = verbose
@@ -110,7 +112,7 @@ class SyncDriver(_DriverBase):
                 core.send(self._stopped_response(effect.method))
 
     def _plan(self, effect: Plan) -> None:
-        remaining = self.core.remaining()
+        remaining = self.core.remaining() if self.timed else None
         try:
             if remaining is None:
                 output = self.agent.plan(effect.steps, self._child(), **self.inputs)
@@ -132,7 +134,7 @@ class SyncDriver(_DriverBase):
         return call.tool.run(call.tool_input, **self._tool_kwargs(call))
 
     def _act(self, calls: list[ToolCall]) -> list[Any] | ActTimeout:
-        remaining = self.core.remaining()
+        remaining = self.core.remaining() if self.timed else None
         if remaining is None and (len(calls) == 1 or self.max_concurrency == 1):
             return self._act_inline(calls)
         import concurrent.futures
@@ -270,7 +272,7 @@ class AsyncDriver(_DriverBase):
                 core.send(await self._stopped_response(effect.method))
 
     async def _plan(self, effect: Plan) -> None:
-        remaining = self.core.remaining()
+        remaining = self.core.remaining() if self.timed else None
         call = self.agent.aplan(effect.steps, self._child(), **self.inputs)
         try:
             if remaining is None:
@@ -306,7 +308,7 @@ class AsyncDriver(_DriverBase):
     async def _act(self, calls: list[ToolCall]) -> list[Any] | ActTimeout:
         import asyncio
 
-        remaining = self.core.remaining()
+        remaining = self.core.remaining() if self.timed else None
         if remaining is None and len(calls) == 1:
             try:
                 return [await self._run_tool(calls[0])]

@@ -189,7 +189,7 @@ class BaseTool(Runnable[Any, Any]):
             if isinstance(tool_input, dict):  # pyright: ignore[reportUnnecessaryIsInstance]
                 return (), dict(tool_input)
             raise TypeError(f"Invalid tool input type: {type(tool_input)}")
-        if not isinstance(schema, dict) and not schema.model_fields:
+        if not isinstance(schema, dict) and not _schema.has_fields(schema):
             return (), {}
         return parse_input(self.name, schema, tool_input)
 

@@ -56,6 +56,8 @@ def parse_input(
     """Positional and keyword arguments for the tool, or raise InvalidArguments."""
     if isinstance(schema, dict):
         return _parse_json_schema(tool, schema, tool_input)
+    if isinstance(tool_input, str) and _takes_plain_str(schema):
+        return (tool_input,), {}  # a str for an unconstrained str field: nothing to check
     from pydantic import ValidationError
 
     try:
@@ -68,6 +70,20 @@ def parse_input(
         problems = [(tuple(e["loc"]), e["msg"]) for e in exc.errors(include_url=False)]
         raise invalid(tool, problems, exc) from None
     return (), _validated(schema, result, tool_input)
+
+
+_PLAIN_STR: dict[type[BaseModel], bool] = {}
+
+
+def _takes_plain_str(schema: type[BaseModel]) -> bool:
+    """True when the schema's first field is a bare `str` (no constraints): any str is valid."""
+    plain = _PLAIN_STR.get(schema)
+    if plain is None:
+        fields = model_fields(schema)
+        first = next(iter(fields.values()), None)
+        plain = first is not None and first.annotation is str and not first.metadata
+        _PLAIN_STR[schema] = plain
+    return plain
 
 
 def _validated(
