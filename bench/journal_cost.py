@@ -1,9 +1,9 @@
 """The durable journal's cost per step: a 1,000-step run with a no-op tool, with and without a
 SqliteCheckpointer (on this disk), plus the cost of replaying it on resume.
 
-    .venv/bin/python bench/journal_cost.py [STEPS] [DIR]
+    .venv/bin/python bench/journal_cost.py [STEPS] [DIR] [--json]
 
-Prints the median of 7 runs of each, per step.
+Prints the median of 7 runs of each, per step (`--json`: one JSON object, for `make bench`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from typing import Any
 from actloop import AgentAction, AgentExecutor, AgentFinish, BaseSingleActionAgent, Tool
 from actloop.checkpoint import SqliteCheckpointer
 
-STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+ARGS = [a for a in sys.argv[1:] if a != "--json"]
+STEPS = int(ARGS[0]) if ARGS else 1000
 REPEATS = 7
 
 
@@ -56,7 +57,7 @@ def timed(fn: Any, *args: Any) -> float:
 
 
 def main() -> None:
-    folder = tempfile.mkdtemp(dir=sys.argv[2] if len(sys.argv) > 2 else None)
+    folder = tempfile.mkdtemp(dir=ARGS[1] if len(ARGS) > 1 else None)
     store = SqliteCheckpointer(os.path.join(folder, "runs.db"))
     plain, durable, replay = [], [], []
     for i in range(REPEATS):
@@ -71,6 +72,12 @@ def main() -> None:
         replay.append(timed(failing.resume, f"r{i}"))  # replays STEPS steps, then plans once
     per_step = {k: statistics.median(v) / STEPS * 1e6 for k, v in
                 (("plain", plain), ("journaled", durable), ("replay", replay))}  # fmt: skip
+    size = os.path.getsize(store.path) / (2 * REPEATS * STEPS)
+    if "--json" in sys.argv:
+        import json
+
+        print(json.dumps({**per_step, "bytes_per_step": size, "steps": STEPS}))
+        return
     print(f"{STEPS} steps, no-op tool, SQLite file in {folder} (WAL, synchronous=NORMAL)")
     print(f"  without checkpointer: {per_step['plain']:8.1f} us/step")
     print(f"  with checkpointer:    {per_step['journaled']:8.1f} us/step")

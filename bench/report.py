@@ -332,6 +332,22 @@ class Doc:
         else:
             self.add(f"Not run: {_why(c)}.", "")
 
+    def journal(self) -> None:
+        self.add("## 9. Durable runs: the journal's cost (actloop only)", "")
+        c = self.get("journal", REF)
+        if c and c.get("values"):
+            v = c["values"][0]
+            self.add(
+                f"{v['steps']:,}-step run, no-op tool, `SqliteCheckpointer` on this disk (WAL, "
+                f"synchronous=NORMAL; `bench/journal_cost.py`): {v['plain']:.1f} µs/step without a "
+                f"checkpointer, {v['journaled']:.1f} µs/step with one (journal cost "
+                f"{v['journaled'] - v['plain']:.1f} µs/step), replay on resume "
+                f"{v['replay']:.1f} µs per replayed step, {v['bytes_per_step']:.0f} B per step.",
+                "",
+            )
+        else:
+            self.add(f"Not run: {_why(c)}.", "")
+
     def notes(self) -> None:
         self.add("## Deviations and caps", "")
         meta = self.R.get("_meta", {})
@@ -379,6 +395,7 @@ class Doc:
         self.memory()
         self.streaming()
         self.local()
+        self.journal()
         self.notes()
         return "\n".join(self.lines)
 

@@ -30,7 +30,18 @@ VPY = VENV / "bin" / "python"
 OUT = BENCH / "out"
 REQS = BENCH / "requirements-ref.txt"
 
-WORKLOADS = ["import", "loop", "agent", "stream", "parallel", "hung", "mem", "many", "local"]
+WORKLOADS = [
+    "import",
+    "loop",
+    "agent",
+    "stream",
+    "parallel",
+    "hung",
+    "mem",
+    "many",
+    "local",
+    "journal",
+]
 HUNG_CAP = 5.0  # seconds we wait for a reference stuck on the hung tool
 CALL_TIMEOUT = 240.0  # any single in-worker measurement
 # Largest loop N per reference: their per-step cost grows with N (quadratic runs), so bigger N
@@ -402,6 +413,24 @@ class Bench:
                 c["values"].append(msg["value"])
             else:
                 c["error"] = msg.get("error")
+
+    def w_journal(self) -> None:
+        """actloop only: the durable journal's cost per step (SQLite on this disk)."""
+        if "actloop" not in self.libs:
+            return
+        c = self.cell("journal", "actloop", "-")
+        r = subprocess.run(
+            [sys.executable, str(BENCH / "journal_cost.py"), "1000", "--json"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=_env(),
+        )
+        if r.returncode == 0:
+            c["values"].append(json.loads(r.stdout.strip().splitlines()[-1]))
+        else:
+            c["error"] = (r.stderr.strip().splitlines() or ["?"])[-1]
+        self.log(f"journal actloop {c['values'] or c.get('error')}")
 
     def run(self, workloads: list[str]) -> None:
         OUT.mkdir(exist_ok=True)
