@@ -35,6 +35,7 @@ NOT_AT_TOP = {
     "FINAL_ANSWER_ACTION",
     "FORMAT_INSTRUCTIONS",
     "Generation",
+    "IncrementalToolMessages",
     "InvalidToolCall",
     "LanguageModelInput",
     "MessageFormatter",

@@ -7,6 +7,7 @@ avoid repeated string concatenation and quadratic de-duplication.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -14,6 +15,7 @@ from actloop.agents import AgentAction, ToolAgentAction
 from actloop.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 __all__ = [
+    "IncrementalToolMessages",
     "format_log_to_messages",
     "format_log_to_str",
     "format_to_openai_tool_messages",
@@ -83,16 +85,33 @@ def _key(message: BaseMessage) -> tuple[Any, ...]:
     )
 
 
-def format_to_tool_messages(intermediate_steps: Steps) -> list[BaseMessage]:
-    """The message log of each tool-call action then its `ToolMessage`; each message once."""
-    messages: list[BaseMessage] = []
-    seen: dict[tuple[Any, ...], list[BaseMessage]] = {}
-    for action, observation in intermediate_steps:
+class _ToolMessageLog:
+    """The messages of steps formatted so far, extendable step by step.
+
+    Each step's messages depend only on the steps before it, so the log of a longer run starts
+    with the log of its first steps: an agent's formatter extends the log it already has.
+    """
+
+    __slots__ = ("messages", "seen", "steps")
+
+    def __init__(self) -> None:
+        self.messages: list[BaseMessage] = []
+        self.seen: dict[tuple[Any, ...], list[BaseMessage]] = {}
+        self.steps: list[Any] = []
+        """The step tuples formatted so far (kept to recognise the same run's next call)."""
+
+    def extend(self, steps: Steps) -> None:
+        for step in steps:
+            self._add(*step)
+            self.steps.append(step)
+
+    def _add(self, action: Any, observation: Any) -> None:
+        seen, messages = self.seen, self.messages
         if not isinstance(action, ToolAgentAction):
             plain = AIMessage(action.log)  # added unchecked, but later ones are checked against it
             seen.setdefault(_key(plain), []).append(plain)
             messages.append(plain)
-            continue
+            return
         new: list[tuple[tuple[Any, ...], BaseMessage]] = []
         for message in (*action.message_log, _tool_message(action, observation)):
             key = _key(message)
@@ -101,7 +120,39 @@ def format_to_tool_messages(intermediate_steps: Steps) -> list[BaseMessage]:
         for key, message in new:  # checked against earlier steps only, as in LangChain
             seen.setdefault(key, []).append(message)
             messages.append(message)
-    return messages
+
+
+def format_to_tool_messages(intermediate_steps: Steps) -> list[BaseMessage]:
+    """The message log of each tool-call action then its `ToolMessage`; each message once."""
+    log = _ToolMessageLog()
+    log.extend(intermediate_steps)
+    return log.messages
+
+
+class IncrementalToolMessages:
+    """`format_to_tool_messages` for one agent, reusing the previous call's work.
+
+    An executor passes the same growing list of step tuples on every plan of a run; when the
+    steps given start with exactly the steps formatted last time (the same objects), only the new
+    ones are formatted, so a step costs O(new steps) instead of O(all steps). Anything else
+    (another run, trimmed steps) starts afresh. The result is always a new list.
+    """
+
+    def __init__(self) -> None:
+        self._log = _ToolMessageLog()
+        self._lock = threading.Lock()
+
+    def __call__(self, intermediate_steps: Steps) -> list[BaseMessage]:
+        with self._lock:  # batch() may run one agent from several threads
+            log = self._log
+            done = len(log.steps)
+            if len(intermediate_steps) < done or any(
+                a is not b for a, b in zip(log.steps, intermediate_steps, strict=False)
+            ):
+                log, done = _ToolMessageLog(), 0
+            log.extend(intermediate_steps[done:])
+            self._log = log
+            return list(log.messages)
 
 
 format_to_openai_tool_messages = format_to_tool_messages

@@ -16,7 +16,11 @@ from actloop._compose import RunnablePassthrough
 from actloop._runnable import Runnable
 from actloop.agents import AgentAction, AgentFinish, ToolAgentAction
 from actloop.exceptions import OutputParserException
-from actloop.format_scratchpad import format_to_tool_messages, from_steps
+from actloop.format_scratchpad import (
+    IncrementalToolMessages,
+    format_to_tool_messages,
+    from_steps,
+)
 from actloop.messages import AIMessage, BaseMessage, ToolCall
 from actloop.output_parsers import AnyGeneration, MultiActionAgentOutputParser
 from actloop.outputs import ChatGeneration
@@ -104,6 +108,11 @@ class OpenAIToolsAgentOutputParser(ToolsAgentOutputParser):
     """LangChain's OpenAI-specific name for the same parser."""
 
 
+def _per_agent(formatter: MessageFormatter) -> MessageFormatter:
+    """The default formatter, made incremental for this agent (same output); others as given."""
+    return IncrementalToolMessages() if formatter is format_to_tool_messages else formatter
+
+
 def create_tool_calling_agent(
     llm: Runnable[Any, Any],
     tools: Sequence[Any],
@@ -122,7 +131,7 @@ def create_tool_calling_agent(
         raise ValueError("This function requires a bind_tools() method be implemented on the LLM.")
     llm_with_tools: Runnable[Any, Any] = bind_tools(tools)
     return (
-        RunnablePassthrough.assign(agent_scratchpad=from_steps(message_formatter))
+        RunnablePassthrough.assign(agent_scratchpad=from_steps(_per_agent(message_formatter)))
         | prompt
         | llm_with_tools
         | ToolsAgentOutputParser()
