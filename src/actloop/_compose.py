@@ -8,7 +8,15 @@ from typing import Any, cast
 
 from actloop._callback_manager import CallbackManager
 from actloop._config import RunnableConfig
-from actloop._runnable import Input, Output, Runnable, add_chunks, coerce_to_runnable
+from actloop._runnable import (
+    Input,
+    Output,
+    Runnable,
+    add_chunks,
+    amerge_chunks,
+    coerce_to_runnable,
+    merge_chunks,
+)
 
 __all__ = [
     "AddableDict",
@@ -158,17 +166,13 @@ class RunnableParallel(Runnable[Any, dict[str, Any]]):
     def _transform(
         self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any
     ) -> Iterator[Any]:
-        final: Any = None
-        for chunk in chunks:
-            final = add_chunks(final, chunk)
+        final: Any = merge_chunks(chunks)
         yield from self._stream(final, config)
 
     async def _atransform(
         self, chunks: AsyncIterator[Any], config: RunnableConfig, **kwargs: Any
     ) -> AsyncIterator[Any]:
-        final: Any = None
-        async for chunk in chunks:
-            final = add_chunks(final, chunk)
+        final: Any = await amerge_chunks(chunks)
         async for out in self._astream(final, config):
             yield out
 
@@ -250,17 +254,13 @@ class RunnableLambda(Runnable[Input, Output]):
     def _transform(
         self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any
     ) -> Iterator[Any]:
-        final: Any = None
-        for chunk in chunks:
-            final = add_chunks(final, chunk)
+        final: Any = merge_chunks(chunks)
         yield self._invoke(final, config)
 
     async def _atransform(
         self, chunks: AsyncIterator[Any], config: RunnableConfig, **kwargs: Any
     ) -> AsyncIterator[Any]:
-        final: Any = None
-        async for chunk in chunks:
-            final = add_chunks(final, chunk)
+        final: Any = await amerge_chunks(chunks)
         yield await self._ainvoke(final, config)
 
     def _call(self, func: Callable[..., Any], input: Any, config: RunnableConfig) -> Any:
@@ -366,9 +366,7 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any
     ) -> Iterator[Any]:
         # Like LangChain: the input's own keys stream first, then the computed ones.
-        final: Any = None
-        for chunk in chunks:
-            final = add_chunks(final, chunk)
+        final: Any = merge_chunks(chunks)
         if passthrough := self._passthrough(final):
             yield passthrough
         yield from self.mapper.transform(iter((final,)), _tagged(config, "mapper:step:1"))
@@ -376,9 +374,7 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
     async def _atransform(
         self, chunks: AsyncIterator[Any], config: RunnableConfig, **kwargs: Any
     ) -> AsyncIterator[Any]:
-        final: Any = None
-        async for chunk in chunks:
-            final = add_chunks(final, chunk)
+        final: Any = await amerge_chunks(chunks)
         if passthrough := self._passthrough(final):
             yield passthrough
         mapped = self.mapper.atransform(_aiter_one(final), _tagged(config, "mapper:step:1"))

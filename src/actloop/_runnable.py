@@ -9,7 +9,7 @@ otherwise).
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from actloop._callback_manager import RunManager, configure
@@ -64,10 +64,23 @@ def _end_inputs(payload: Any, inputs: list[Any]) -> dict[str, Any]:
     """`on_chain_end`'s `inputs=` for a streamed-input run: the merged input, as LangChain sends."""
     if payload is not _STREAMED:
         return {}
-    final: Any = None
-    for chunk in inputs:
-        final = add_chunks(final, chunk)
-    return {"inputs": final}
+    return {"inputs": merge_chunks(inputs)}
+
+
+def merge_chunks(chunks: Iterable[Any], empty: Any = None) -> Any:
+    """All chunks added together with `add_chunks`; `empty` when there are none."""
+    final: Any = _END
+    for chunk in chunks:
+        final = chunk if final is _END else add_chunks(final, chunk)
+    return empty if final is _END else final
+
+
+async def amerge_chunks(chunks: AsyncIterator[Any], empty: Any = None) -> Any:
+    """Async twin of `merge_chunks`."""
+    final: Any = _END
+    async for chunk in chunks:
+        final = chunk if final is _END else add_chunks(final, chunk)
+    return empty if final is _END else final
 
 
 def _run_manager(
@@ -134,17 +147,13 @@ class Runnable(Generic[Input, Output]):
     def _transform(
         self, chunks: Iterator[Input], config: RunnableConfig, **kwargs: Any
     ) -> Iterator[Output]:
-        final: Any = None
-        for chunk in chunks:
-            final = add_chunks(final, chunk)
+        final: Any = merge_chunks(chunks)
         yield from self._stream(final, config, **kwargs)
 
     async def _atransform(
         self, chunks: AsyncIterator[Input], config: RunnableConfig, **kwargs: Any
     ) -> AsyncIterator[Output]:
-        final: Any = None
-        async for chunk in chunks:
-            final = add_chunks(final, chunk)
+        final: Any = await amerge_chunks(chunks)
         async for out in self._astream(final, config, **kwargs):
             yield out
 
@@ -232,18 +241,14 @@ class Runnable(Generic[Input, Output]):
     def _buffered(
         self, chunks: Iterator[Input], config: RunnableConfig | None, kwargs: dict[str, Any]
     ) -> Iterator[Output]:
-        final: Any = _END
-        for chunk in chunks:
-            final = chunk if final is _END else add_chunks(final, chunk)
+        final: Any = merge_chunks(chunks, _END)
         if final is not _END:
             yield from self.stream(final, config, **kwargs)
 
     async def _abuffered(
         self, chunks: AsyncIterator[Input], config: RunnableConfig | None, kwargs: dict[str, Any]
     ) -> AsyncIterator[Output]:
-        final: Any = _END
-        async for chunk in chunks:
-            final = chunk if final is _END else add_chunks(final, chunk)
+        final: Any = await amerge_chunks(chunks, _END)
         if final is not _END:
             async for out in self.astream(final, config, **kwargs):
                 yield out
