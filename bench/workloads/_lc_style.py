@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from types import SimpleNamespace
 from typing import Any, ClassVar
@@ -280,3 +281,26 @@ async def many_async(api: Api, count: int, steps: int) -> dict[str, Any]:
     bad = sum(1 for i, o in enumerate(outs) if o["output"] != f"done-{i}")
     expect(bad == 0 and CALLS.n == count * steps, f"{bad} wrong outputs, {CALLS.n} tool calls")
     return {"seconds": dt, "checked": len(outs)}
+
+
+WORKLOADS = (
+    "loop_sync",
+    "loop_async",
+    "agent_sync",
+    "agent_async",
+    "stream_first",
+    "parallel_sync",
+    "parallel_async",
+    "hung_sync",
+    "hung_async",
+    "mem_case",
+    "many_async",
+)
+"""The workloads a LangChain-style library module exposes (each takes the library's API first)."""
+
+
+def bind_workloads(api: Api) -> dict[str, Any]:
+    """This module's workloads with ``api`` filled in, to put in a library module's namespace."""
+    bound: dict[str, Any] = {name: functools.partial(globals()[name], api) for name in WORKLOADS}
+    bound["loop_async_synctool"] = functools.partial(loop_async, api, with_async=False)
+    return bound

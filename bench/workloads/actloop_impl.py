@@ -65,52 +65,8 @@ class _LazyApi(SimpleNamespace):
 API = _LazyApi()
 
 
-def loop_sync(n: int) -> float:
-    return lc.loop_sync(API, n)
-
-
-async def loop_async(n: int) -> float:
-    return await lc.loop_async(API, n)
-
-
-async def loop_async_synctool(n: int) -> float:
-    return await lc.loop_async(API, n, with_async=False)
-
-
-def agent_sync(n: int) -> float:
-    return lc.agent_sync(API, n)
-
-
-async def agent_async(n: int) -> float:
-    return await lc.agent_async(API, n)
-
-
-def stream_first(n: int) -> float:
-    return lc.stream_first(API, n)
-
-
-def parallel_sync() -> float:
-    return lc.parallel_sync(API)
-
-
-async def parallel_async() -> float:
-    return await lc.parallel_async(API)
-
-
-def hung_sync() -> tuple[float, str]:
-    return lc.hung_sync(API)
-
-
-async def hung_async() -> tuple[float, str]:
-    return await lc.hung_async(API)
-
-
-def mem_case(kind: str) -> Any:
-    return lc.mem_case(API, kind)
-
-
-async def many_async(count: int, steps: int) -> dict[str, Any]:
-    return await lc.many_async(API, count, steps)
+# The workloads themselves live once in _lc_style; this library only supplies its API.
+globals().update(lc.bind_workloads(API))
 
 
 # ---------------------------------------------------------------- local model hook
