@@ -3,23 +3,6 @@
 Switch from LangChain by changing imports: `from actloop import AgentExecutor, tool, ...`.
 """
 
-from actloop._agent_base import (
-    BaseMultiActionAgent,
-    BaseSingleActionAgent,
-    RunnableAgent,
-    RunnableMultiActionAgent,
-)
-from actloop._compose import (
-    AddableDict,
-    RunnableAssign,
-    RunnableLambda,
-    RunnableParallel,
-    RunnablePassthrough,
-    RunnableSequence,
-)
-from actloop._config import RunnableConfig
-from actloop._executor_iter import AgentExecutorIterator
-from actloop._runnable import Runnable, RunnableBinding
 from actloop.agents import (
     AgentAction,
     AgentActionMessageLog,
@@ -38,7 +21,14 @@ from actloop.exceptions import (
     SerializationError,
     ToolException,
 )
-from actloop.executor import AgentExecutor
+from actloop.executor import (
+    AgentExecutor,
+    AgentExecutorIterator,
+    BaseMultiActionAgent,
+    BaseSingleActionAgent,
+    RunnableAgent,
+    RunnableMultiActionAgent,
+)
 from actloop.format_scratchpad import (
     format_log_to_messages,
     format_log_to_str,
@@ -80,6 +70,17 @@ from actloop.prompts import (
     get_buffer_string,
 )
 from actloop.react import REACT_PROMPT, ReActSingleInputOutputParser, create_react_agent
+from actloop.runnables import (
+    AddableDict,
+    Runnable,
+    RunnableAssign,
+    RunnableBinding,
+    RunnableConfig,
+    RunnableLambda,
+    RunnableParallel,
+    RunnablePassthrough,
+    RunnableSequence,
+)
 from actloop.serialization import dumpd, dumps, load, loads
 from actloop.tool_calling import (
     OpenAIToolsAgentOutputParser,
@@ -99,6 +100,33 @@ from actloop.tools import (
 )
 
 __version__ = "0.1.0"
+
+_PUBLIC_PACKAGES = (
+    "actloop.callbacks",
+    "actloop.executor",
+    "actloop.messages",
+    "actloop.prompts",
+    "actloop.runnables",
+    "actloop.serialization",
+    "actloop.tools",
+)
+
+
+def _pin_public_modules() -> None:
+    """Names a public package exports from its private modules report the package as their
+    `__module__` (what users import, and what serialized ids and reprs show)."""
+    import sys
+
+    for package in _PUBLIC_PACKAGES:
+        module = sys.modules[package]
+        for name in module.__all__:
+            obj = getattr(module, name)
+            where = getattr(obj, "__module__", None)
+            if isinstance(where, str) and where.startswith(f"{package}._"):
+                obj.__module__ = package
+
+
+_pin_public_modules()
 
 __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py checks
     "AIMessage",

@@ -6,8 +6,8 @@ import json
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from actloop._record import Record
 from actloop.messages import AIMessage, BaseMessage, FunctionMessage, HumanMessage
+from actloop.messages._record import Record
 
 __all__ = [
     "AgentAction",

@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, Protocol, TypeAlias
 
-from actloop._callback_manager import RunManager, configure
-from actloop._config import RunnableConfig, ensure_config
-from actloop._runnable import Runnable, add_chunks
+from actloop.callbacks._manager import RunManager, configure
 from actloop.messages import (
     AIMessage,
     AIMessageChunk,
@@ -26,6 +24,8 @@ from actloop.messages import (
     message_from_openai,
 )
 from actloop.outputs import ChatGeneration, ChatGenerationChunk, LLMResult
+from actloop.runnables._base import Runnable, add_chunks
+from actloop.runnables._config import RunnableConfig, ensure_config
 
 __all__ = [
     "BaseChatModel",

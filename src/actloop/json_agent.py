@@ -30,14 +30,14 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from actloop._compose import RunnablePassthrough
-from actloop._runnable import Runnable
 from actloop.agents import AgentAction, AgentFinish
 from actloop.exceptions import OutputParserException
 from actloop.format_scratchpad import Steps, from_steps, observation_text
 from actloop.messages import AIMessage, BaseMessage, HumanMessage
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import BasePromptTemplate, ChatPromptTemplate, MessagesPlaceholder
+from actloop.runnables._base import Runnable
+from actloop.runnables._compose import RunnablePassthrough
 from actloop.tool_calling import MessageFormatter
 from actloop.tools import BaseTool, convert_to_openai_tool
 from actloop.tools.render import ToolsRenderer

@@ -17,13 +17,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from actloop._compose import RunnablePassthrough
-from actloop._runnable import Runnable
 from actloop.agents import AgentAction, AgentFinish
 from actloop.exceptions import OutputParserException
 from actloop.format_scratchpad import format_log_to_str, from_steps
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import BasePromptTemplate, PromptTemplate
+from actloop.runnables._base import Runnable
+from actloop.runnables._compose import RunnablePassthrough
 from actloop.tools import BaseTool
 from actloop.tools.render import ToolsRenderer, render_text_description
 

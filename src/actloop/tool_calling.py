@@ -12,8 +12,6 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from actloop._compose import RunnablePassthrough
-from actloop._runnable import Runnable
 from actloop.agents import AgentAction, AgentFinish, ToolAgentAction
 from actloop.exceptions import OutputParserException
 from actloop.format_scratchpad import (
@@ -25,6 +23,8 @@ from actloop.messages import AIMessage, BaseMessage, ToolCall
 from actloop.output_parsers import AnyGeneration, MultiActionAgentOutputParser
 from actloop.outputs import ChatGeneration
 from actloop.prompts import ChatPromptTemplate
+from actloop.runnables._base import Runnable
+from actloop.runnables._compose import RunnablePassthrough
 
 __all__ = [
     "MessageFormatter",

@@ -19,8 +19,8 @@ from actloop import (
     Tool,
     tool,
 )
-from actloop._journal import fingerprint
 from actloop.checkpoint import JournalEntry, RunRecord, SqliteCheckpointer
+from actloop.executor._journal import fingerprint
 
 from .scenario import build, side_effect_tool
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from actloop import AgentExecutor, CheckpointError
-from actloop._runs_cli import CliResult, runs_list, runs_resume, runs_show
 from actloop.checkpoint import Owner, SqliteCheckpointer
+from actloop.cli._runs import CliResult, runs_list, runs_resume, runs_show
 
 from .scenario import TwoCalls, build, side_effect_tool
 from .test_approval import effects, setup

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from actloop import _workers
+from actloop.runnables import _workers
 
 
 def test_pool_is_bounded_and_queued_calls_still_run() -> None:

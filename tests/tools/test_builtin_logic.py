@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actloop.tools._calculator import CalculatorError, calculate
-from actloop.tools._clock import ClockError, now
-from actloop.tools._files import (
+from actloop.tools.builtin._calculator import CalculatorError, calculate
+from actloop.tools.builtin._clock import ClockError, now
+from actloop.tools.builtin._files import (
     FileToolError,
     _open_inside,  # pyright: ignore[reportPrivateUsage]
     list_dir,

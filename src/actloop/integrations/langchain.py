@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from actloop._runnable import Runnable
 from actloop.chat_models import BaseChatModel, LanguageModelInput
 from actloop.exceptions import ToolException
 from actloop.messages import (
@@ -24,6 +23,7 @@ from actloop.messages import (
     ToolMessage,
 )
 from actloop.models._errors import MissingDependencyError
+from actloop.runnables._base import Runnable
 from actloop.tools import BaseTool, convert_to_openai_tool
 
 __all__ = [

@@ -14,12 +14,12 @@ import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from actloop._runnable import Runnable
 from actloop.chat_models import BaseChatModel, LanguageModelInput
 from actloop.exceptions import ConfigurationError
 from actloop.messages import AIMessage, AIMessageChunk, BaseMessage, message_to_openai
 from actloop.models import _openai_wire as wire
 from actloop.models._errors import MissingDependencyError, ModelAPIError
+from actloop.runnables._base import Runnable
 
 __all__ = ["ChatOpenAI"]
 

@@ -14,10 +14,10 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, cast
 
-from actloop._callback_manager import CallbackManager, RunManager, configure
-from actloop._config import RunnableConfig
-from actloop._runnable import Runnable
+from actloop.callbacks._manager import CallbackManager, RunManager, configure
 from actloop.exceptions import ConfigurationError, ToolException
+from actloop.runnables._base import Runnable
+from actloop.runnables._config import RunnableConfig
 from actloop.tools import _schema
 from actloop.tools._calls import (
     Injection,
@@ -155,10 +155,10 @@ class BaseTool(Runnable[Any, Any]):
     async def _arun(self, *args: Any, **kwargs: Any) -> Any:
         """Run the sync `_run` on a daemon worker, so the event loop is never blocked.
 
-        Daemon workers (`actloop._workers`) are never joined: a sync tool that hangs forever
-        cannot keep `asyncio.run()` or the process from exiting (`asyncio.to_thread` would).
+        Daemon workers (`actloop.runnables._workers`) are never joined: a sync tool that hangs
+        forever cannot keep `asyncio.run()` or the process from exiting (`asyncio.to_thread` would).
         """
-        from actloop._workers import run_in_worker
+        from actloop.runnables._workers import run_in_worker
 
         return await run_in_worker(functools.partial(self._run, *args, **kwargs))
 

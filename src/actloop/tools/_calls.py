@@ -6,9 +6,9 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, NamedTuple, TypeAlias, cast
 
-from actloop._callback_manager import RunManager
-from actloop._config import RunnableConfig, ensure_config
+from actloop.callbacks._manager import RunManager
 from actloop.messages import ToolMessage
+from actloop.runnables._config import RunnableConfig, ensure_config
 from actloop.tools import _schema
 
 __all__ = ["Injection", "Outcome", "format_output", "injection", "prep_run_args", "tool_config"]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
 
 from typing_extensions import is_typeddict
 
-from actloop._config import RunnableConfig
+from actloop.runnables._config import RunnableConfig
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

@@ -1,9 +1,9 @@
 """`AgentExecutor`: runs an agent's think-act-observe loop with LangChain classic's API.
 
-The loop itself lives once in `actloop._core`; this module turns a run into a public call
-(`invoke`, `ainvoke`, `stream`, `astream`, `iter`, `batch`, `astream_events`) by consuming the
-events of a sync or async driver (`actloop._drivers`). When an exception escapes a run it keeps its
-type and carries the steps finished so far as `exc.intermediate_steps`.
+The loop itself lives once in `_loop`; this module turns a run into a public call (`invoke`,
+`ainvoke`, `stream`, `astream`, `iter`, `batch`, `astream_events`) by consuming the events of a
+sync or async driver (`_drivers`). When an exception escapes a run it keeps its type and carries
+the steps finished so far as `exc.intermediate_steps`.
 """
 
 from __future__ import annotations
@@ -11,20 +11,20 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from actloop._agent_base import (
+from actloop.agents import AgentAction, AgentFinish
+from actloop.callbacks._manager import RunManager, configure
+from actloop.executor._agents import (
     BaseMultiActionAgent,
     BaseSingleActionAgent,
     RunnableAgent,
     RunnableMultiActionAgent,
 )
-from actloop._callback_manager import RunManager, configure
-from actloop._compose import AddableDict
-from actloop._config import RunnableConfig, ensure_config
-from actloop._core import LoopSettings, LoopState
-from actloop._drivers import AsyncDriver, SyncDriver
-from actloop._executor_iter import AgentExecutorIterator
-from actloop._runnable import Runnable
-from actloop.agents import AgentAction, AgentFinish
+from actloop.executor._drivers import AsyncDriver, SyncDriver
+from actloop.executor._iterator import AgentExecutorIterator
+from actloop.executor._loop import LoopSettings, LoopState
+from actloop.runnables._base import Runnable
+from actloop.runnables._compose import AddableDict
+from actloop.runnables._config import RunnableConfig, ensure_config
 
 if TYPE_CHECKING:
     from actloop.checkpoint import BaseCheckpointer
@@ -216,7 +216,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
     ) -> Any:
         state = state or LoopState(inputs)
         if self.checkpointer is not None and "thread_id" in config.get("configurable", ()):
-            from actloop._durable import durable_driver
+            from actloop.executor._durable import durable_driver
 
             return durable_driver(self, cls, state, run, config, emit)
         return cls(self.agent, self._settings(), state, run, config, self.verbose, emit)
@@ -311,7 +311,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         For a paused run: `approve` ids (or True for all), `reject` ids (or {id: reason}) and
         `edit` {id: new tool input} decide the calls in its `pending_approvals`.
         """
-        from actloop._durable import resume_request
+        from actloop.executor._durable import resume_request
 
         inputs, config = resume_request(self, thread_id, config, approve, reject, edit)
         return self.invoke(inputs, config)
@@ -326,7 +326,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         config: RunnableConfig | None = None,
     ) -> dict[str, Any]:
         """Async twin of `resume`."""
-        from actloop._durable import resume_request
+        from actloop.executor._durable import resume_request
 
         inputs, config = resume_request(self, thread_id, config, approve, reject, edit)
         return await self.ainvoke(inputs, config)

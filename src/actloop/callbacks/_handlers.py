@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from uuid import UUID
 
-    from actloop._callback_manager import CallbackManager
+    from actloop.callbacks._manager import CallbackManager
 
 __all__ = [
     "AsyncCallbackHandler",

@@ -12,12 +12,12 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from actloop._callback_manager import CallbackManager
-from actloop._config import RunnableConfig, ensure_config
 from actloop.callbacks import BaseCallbackHandler
+from actloop.callbacks._manager import CallbackManager
+from actloop.runnables._config import RunnableConfig, ensure_config
 
 if TYPE_CHECKING:
-    from actloop._runnable import Runnable
+    from actloop.runnables._base import Runnable
 
 __all__ = ["astream_events"]
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from actloop._config import RunnableConfig
+    from actloop.runnables._config import RunnableConfig
 
 __all__ = ["EXIT_CONFIG", "EXIT_INTERRUPTED", "EXIT_MODEL", "EXIT_OK", "EXIT_STOPPED", "main"]
 
@@ -68,14 +68,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     args = _parser().parse_args(argv)
     if args.command == "runs":
-        from actloop._cli_runs import runs_command
+        from actloop.cli._runs import runs_command
 
         return runs_command(args)
     return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from actloop._cli_build import build_executor
+    from actloop.cli._build import build_executor
     from actloop.exceptions import ConfigurationError
 
     if args.thread and not args.db:
@@ -99,9 +99,9 @@ def _fail(args: argparse.Namespace, code: int, message: str) -> int:
 def _execute(args: argparse.Namespace, executor: Any) -> int:
     from rich.console import Console
 
-    from actloop._display import RunDisplay
-    from actloop._executor_iter import AgentExecutorIterator
+    from actloop.cli._display import RunDisplay
     from actloop.exceptions import ModelError
+    from actloop.executor._iterator import AgentExecutorIterator
 
     quiet = args.quiet or args.json
     display = RunDisplay(Console(stderr=args.json), quiet=quiet, verbose=args.verbose)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from actloop import _tool_calls as _tc
 from actloop.messages import (
     AIMessage,
     BaseMessage,
@@ -15,6 +14,7 @@ from actloop.messages import (
     SystemMessage,
     ToolMessage,
 )
+from actloop.messages import _tool_calls as _tc
 
 _SKIPPED_BLOCKS = frozenset({"tool_use", "thinking", "reasoning_content"})
 _TOOL_CALL_KEYS = frozenset({"id", "type", "function"})

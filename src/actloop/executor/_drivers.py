@@ -15,9 +15,10 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from actloop._callback_manager import RunManager
-from actloop._config import RunnableConfig
-from actloop._core import (
+from actloop.agents import AgentAction, AgentFinish, AgentStep
+from actloop.callbacks._manager import RunManager
+from actloop.exceptions import OutputParserException, attach_steps
+from actloop.executor._loop import (
     _EXCEPTION_TOOL,  # pyright: ignore[reportPrivateUsage]
     Act,
     ActTimeout,
@@ -28,8 +29,7 @@ from actloop._core import (
     Plan,
     ToolCall,
 )
-from actloop.agents import AgentAction, AgentFinish, AgentStep
-from actloop.exceptions import OutputParserException, attach_steps
+from actloop.runnables._config import RunnableConfig
 from actloop.tools import ExceptionTool
 
 __all__ = ["AsyncDriver", "Event", "SyncDriver"]
@@ -139,7 +139,7 @@ class SyncDriver(_DriverBase):
             return self._act_inline(calls)
         import concurrent.futures
 
-        from actloop._workers import submit
+        from actloop.runnables._workers import submit
 
         futures = [submit(self._run_tool, call) for call in calls]
         timeout = None if remaining is None else max(remaining, 0.0)
@@ -184,7 +184,7 @@ def _wait_one(fn: Any, arg: Any, remaining: float) -> Any:
     """Run `fn(arg)` on a daemon worker and wait at most `remaining` seconds."""
     import concurrent.futures
 
-    from actloop._workers import submit
+    from actloop.runnables._workers import submit
 
     future = submit(fn, arg)
     try:

@@ -7,10 +7,10 @@ from typing import Any, ClassVar, Literal, overload
 
 from typing_extensions import NotRequired, TypedDict
 
-from actloop import _tool_calls as _tc
-from actloop._merge import Content, add_usage, merge_content, merge_dicts, merge_lists
-from actloop._merge import normalize_usage as _normalize_usage
-from actloop._record import ALWAYS_HIDE, Record
+from actloop.messages import _tool_calls as _tc
+from actloop.messages._merge import Content, add_usage, merge_content, merge_dicts, merge_lists
+from actloop.messages._merge import normalize_usage as _normalize_usage
+from actloop.messages._record import ALWAYS_HIDE, Record
 
 __all__ = [
     "AIMessage",
@@ -393,13 +393,13 @@ def message_chunk_to_message(chunk: BaseMessage) -> BaseMessage:
 
 def message_to_openai(message: BaseMessage) -> dict[str, Any]:
     """The OpenAI chat-completions dict for a message (roles, `tool_calls` with JSON arguments)."""
-    from actloop._openai_messages import to_openai
+    from actloop.messages._openai import to_openai
 
     return to_openai(message)
 
 
 def message_from_openai(data: dict[str, Any]) -> BaseMessage:
     """A message built from an OpenAI chat-completions dict (the reverse of `message_to_openai`)."""
-    from actloop._openai_messages import from_openai
+    from actloop.messages._openai import from_openai
 
     return from_openai(data)

@@ -6,7 +6,6 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
-from actloop._record import Record
 from actloop.messages import (
     AIMessage,
     BaseMessage,
@@ -15,6 +14,7 @@ from actloop.messages import (
     SystemMessage,
     ToolMessage,
 )
+from actloop.messages._record import Record
 
 __all__ = [
     "ChatPromptValue",

@@ -14,10 +14,10 @@ from typing import Any
 
 from typing_extensions import Self
 
-from actloop._config import RunnableConfig
-from actloop._prompt_values import PromptValue, StringPromptValue, troubleshooting
-from actloop._record import Record
-from actloop._runnable import Runnable
+from actloop.messages._record import Record
+from actloop.prompts._values import PromptValue, StringPromptValue, troubleshooting
+from actloop.runnables._base import Runnable
+from actloop.runnables._config import RunnableConfig
 
 __all__ = [
     "BasePromptTemplate",

@@ -7,10 +7,10 @@ from typing import Any, ClassVar
 
 from typing_extensions import Self
 
-from actloop._prompt_values import convert_to_messages
-from actloop._record import Record
-from actloop._string_prompts import PromptTemplate, check_format, template_variables
 from actloop.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from actloop.messages._record import Record
+from actloop.prompts._string import PromptTemplate, check_format, template_variables
+from actloop.prompts._values import convert_to_messages
 
 __all__ = [
     "AIMessagePromptTemplate",

@@ -12,8 +12,8 @@ import itertools
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
-from actloop._callback_manager import RunManager, configure
-from actloop._config import RunnableConfig, child_config, ensure_config, merge_configs
+from actloop.callbacks._manager import RunManager, configure
+from actloop.runnables._config import RunnableConfig, child_config, ensure_config, merge_configs
 
 __all__ = ["Runnable", "RunnableBinding", "add_chunks", "coerce_to_runnable"]
 
@@ -388,25 +388,25 @@ class Runnable(Generic[Input, Output]):
         **kwargs: Any,
     ) -> AsyncIterator[dict[str, Any]]:
         """Yield LangChain-style events (`on_chain_start`, `on_chat_model_stream`, ...) of a run."""
-        from actloop._events import astream_events
+        from actloop.runnables._events import astream_events
 
         return astream_events(self, input, config, version=version, **kwargs)
 
     # -- composition ---------------------------------------------------------------------------
 
     def __or__(self, other: Any) -> Runnable[Input, Any]:
-        from actloop._compose import RunnableSequence
+        from actloop.runnables._compose import RunnableSequence
 
         return RunnableSequence(self, coerce_to_runnable(other))
 
     def __ror__(self, other: Any) -> Runnable[Any, Output]:
-        from actloop._compose import RunnableSequence
+        from actloop.runnables._compose import RunnableSequence
 
         return RunnableSequence(coerce_to_runnable(other), self)
 
     def pipe(self, *others: Any, name: str | None = None) -> Runnable[Input, Any]:
         """`self | others[0] | ...` as one sequence."""
-        from actloop._compose import RunnableSequence
+        from actloop.runnables._compose import RunnableSequence
 
         return RunnableSequence(self, *(coerce_to_runnable(o) for o in others), name=name)
 
@@ -521,7 +521,7 @@ def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
     """A Runnable from a Runnable, a callable (RunnableLambda) or a dict (RunnableParallel)."""
     if isinstance(thing, Runnable):
         return cast("Runnable[Any, Any]", thing)
-    from actloop._compose import RunnableLambda, RunnableParallel
+    from actloop.runnables._compose import RunnableLambda, RunnableParallel
 
     if callable(thing):
         return RunnableLambda(thing)

@@ -11,26 +11,26 @@ from typing import Any
 
 from typing_extensions import Self
 
-from actloop._message_templates import (
+from actloop.messages import BaseMessage
+from actloop.prompts._message_templates import (
     AIMessagePromptTemplate,
     BaseMessagePromptTemplate,
     HumanMessagePromptTemplate,
     MessagesPlaceholder,
     SystemMessagePromptTemplate,
 )
-from actloop._prompt_values import (
-    ChatPromptValue,
-    PromptValue,
-    StringPromptValue,
-    get_buffer_string,
-)
-from actloop._string_prompts import (
+from actloop.prompts._string import (
     BasePromptTemplate,
     PromptTemplate,
     StringPromptTemplate,
     check_format,
 )
-from actloop.messages import BaseMessage
+from actloop.prompts._values import (
+    ChatPromptValue,
+    PromptValue,
+    StringPromptValue,
+    get_buffer_string,
+)
 
 __all__ = [
     "AIMessagePromptTemplate",

@@ -6,9 +6,8 @@ import typing
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from typing import Any, cast
 
-from actloop._callback_manager import CallbackManager
-from actloop._config import RunnableConfig
-from actloop._runnable import (
+from actloop.callbacks._manager import CallbackManager
+from actloop.runnables._base import (
     Input,
     Output,
     Runnable,
@@ -17,6 +16,7 @@ from actloop._runnable import (
     coerce_to_runnable,
     merge_chunks,
 )
+from actloop.runnables._config import RunnableConfig
 
 __all__ = [
     "AddableDict",

@@ -17,9 +17,9 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple, cast
 
-from actloop._core import Act, ActTimeout, Done, LoopCore, LoopSettings, LoopState, Stop
 from actloop.checkpoint import BaseCheckpointer, JournalEntry
 from actloop.exceptions import CheckpointError, OutputParserException
+from actloop.executor._loop import Act, ActTimeout, Done, LoopCore, LoopSettings, LoopState, Stop
 from actloop.serialization import dumps, loads
 
 __all__ = [

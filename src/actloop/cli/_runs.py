@@ -9,6 +9,7 @@ started with (the CLI gets it from its own options, e.g. `--model`/`--tools`, or
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import time
@@ -16,17 +17,17 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from actloop._durable import PAUSED_KEY
-from actloop._journal import call_id, decode_plan
 from actloop.agents import AgentAction, AgentFinish
 from actloop.checkpoint import JournalEntry, RunRecord, SqliteCheckpointer
-from actloop.exceptions import CheckpointError, OutputParserException
+from actloop.exceptions import CheckpointError, ConfigurationError, OutputParserException
+from actloop.executor._durable import PAUSED_KEY
+from actloop.executor._journal import call_id, decode_plan
 from actloop.serialization import loads
 
 if TYPE_CHECKING:
     from actloop.executor import AgentExecutor
 
-__all__ = ["CliResult", "runs_list", "runs_resume", "runs_show"]
+__all__ = ["CliResult", "runs_command", "runs_list", "runs_resume", "runs_show"]
 
 _WIDTH = 80
 
@@ -168,3 +169,30 @@ def runs_resume(
     values = {k: result[k] for k in keys if k in result}
     text = str(values[keys[0]]) if len(values) == 1 else json.dumps(values, default=str)
     return CliResult(0, text)
+
+
+def runs_command(args: argparse.Namespace) -> int:
+    """Run one `runs` action and print its text; returns its exit code."""
+    if args.action != "list" and not args.thread:
+        print(f"actloop: error: runs {args.action} needs a THREAD id")
+        return 2
+    if args.action == "list":
+        result = runs_list(args.db)
+    elif args.action == "show":
+        result = runs_show(args.db, args.thread)
+    else:
+
+        def factory(checkpointer: Any) -> Any:
+            from actloop.cli._build import build_executor
+
+            return build_executor(args, checkpointer)
+
+        try:
+            result = runs_resume(
+                args.db, args.thread, factory, approve=args.approve, reject=args.reject
+            )
+        except ConfigurationError as exc:
+            print(f"actloop: error: {exc}")
+            return 2
+    print(result.text)
+    return result.code

@@ -21,9 +21,6 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from actloop._revive import ESCAPED as _ESCAPED
-from actloop._revive import MAX_DEPTH as _MAX_DEPTH
-from actloop._revive import Reviver
 from actloop.agents import (
     AgentAction,
     AgentActionMessageLog,
@@ -41,6 +38,9 @@ from actloop.messages import (
     SystemMessage,
     ToolMessage,
 )
+from actloop.serialization._revive import ESCAPED as _ESCAPED
+from actloop.serialization._revive import MAX_DEPTH as _MAX_DEPTH
+from actloop.serialization._revive import Reviver
 
 __all__ = ["dumpd", "dumps", "load", "loads"]
 

@@ -18,11 +18,12 @@ import json
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from actloop._callback_manager import RunManager
-from actloop._config import RunnableConfig, ensure_config
-from actloop._core import Act, ActTimeout, LoopState, ToolCall
-from actloop._drivers import AsyncDriver, Event, SyncDriver
-from actloop._journal import (
+from actloop.agents import AgentFinish
+from actloop.callbacks._manager import RunManager
+from actloop.checkpoint import BaseCheckpointer, Owner, RunRecord
+from actloop.exceptions import CheckpointError, ConfigurationError
+from actloop.executor._drivers import AsyncDriver, Event, SyncDriver
+from actloop.executor._journal import (
     Clock,
     Decision,
     Journal,
@@ -37,9 +38,8 @@ from actloop._journal import (
     rejections,
     replay,
 )
-from actloop.agents import AgentFinish
-from actloop.checkpoint import BaseCheckpointer, Owner, RunRecord
-from actloop.exceptions import CheckpointError, ConfigurationError
+from actloop.executor._loop import Act, ActTimeout, LoopState, ToolCall
+from actloop.runnables._config import RunnableConfig, ensure_config
 from actloop.serialization import dumps, loads
 
 if TYPE_CHECKING:

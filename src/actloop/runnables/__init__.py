@@ -1,6 +1,7 @@
 """The Runnable protocol: invoke, stream, batch and their async twins, composed with `|`."""
 
-from actloop._compose import (
+from actloop.runnables._base import Runnable, RunnableBinding, coerce_to_runnable
+from actloop.runnables._compose import (
     AddableDict,
     RunnableAssign,
     RunnableLambda,
@@ -8,8 +9,7 @@ from actloop._compose import (
     RunnablePassthrough,
     RunnableSequence,
 )
-from actloop._config import RunnableConfig, ensure_config, merge_configs
-from actloop._runnable import Runnable, RunnableBinding, coerce_to_runnable
+from actloop.runnables._config import RunnableConfig, ensure_config, merge_configs
 
 __all__ = [
     "AddableDict",

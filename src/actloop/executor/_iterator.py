@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
-from actloop._callback_manager import RunManager
-from actloop._compose import AddableDict
-from actloop._config import RunnableConfig, ensure_config
-from actloop._core import LoopState
-from actloop._drivers import AsyncDriver, SyncDriver
 from actloop.agents import AgentAction
+from actloop.callbacks._manager import RunManager
+from actloop.executor._drivers import AsyncDriver, SyncDriver
+from actloop.executor._loop import LoopState
+from actloop.runnables._compose import AddableDict
+from actloop.runnables._config import RunnableConfig, ensure_config
 
 if TYPE_CHECKING:
     from actloop.executor import AgentExecutor

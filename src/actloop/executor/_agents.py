@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from actloop._config import RunnableConfig
-from actloop._runnable import Runnable
 from actloop.agents import AgentAction, AgentActionMessageLog, AgentFinish
 from actloop.exceptions import OutputParserException
+from actloop.runnables._base import Runnable
+from actloop.runnables._config import RunnableConfig
 
 __all__ = [
     "BaseMultiActionAgent",

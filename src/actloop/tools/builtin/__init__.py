@@ -13,10 +13,10 @@ from pathlib import Path
 
 from actloop.exceptions import ConfigurationError, ToolException
 from actloop.tools._base import BaseTool
-from actloop.tools._calculator import CalculatorError, calculate
-from actloop.tools._clock import ClockError, now
-from actloop.tools._files import FileToolError, list_dir, read_file
 from actloop.tools._structured import StructuredTool
+from actloop.tools.builtin._calculator import CalculatorError, calculate
+from actloop.tools.builtin._clock import ClockError, now
+from actloop.tools.builtin._files import FileToolError, list_dir, read_file
 
 __all__ = [
     "BUILTIN_TOOL_NAMES",

@@ -79,7 +79,7 @@ def _dedupe(items: Sequence[str]) -> list[str]:
 
 
 def _merge_callbacks(left: Any, right: Any) -> Any:
-    from actloop._callback_manager import CallbackManager
+    from actloop.callbacks._manager import CallbackManager
 
     if isinstance(left, CallbackManager):
         return left.merged_with(right)

@@ -1,0 +1,37 @@
+"""Chat messages shaped like langchain-core's, typed tool calls, and OpenAI dict conversion."""
+
+from actloop.messages._types import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    Content,
+    FunctionMessage,
+    HumanMessage,
+    InvalidToolCall,
+    SystemMessage,
+    ToolCall,
+    ToolCallChunk,
+    ToolMessage,
+    UsageMetadata,
+    message_chunk_to_message,
+    message_from_openai,
+    message_to_openai,
+)
+
+__all__ = [
+    "AIMessage",
+    "AIMessageChunk",
+    "BaseMessage",
+    "Content",
+    "FunctionMessage",
+    "HumanMessage",
+    "InvalidToolCall",
+    "SystemMessage",
+    "ToolCall",
+    "ToolCallChunk",
+    "ToolMessage",
+    "UsageMetadata",
+    "message_chunk_to_message",
+    "message_from_openai",
+    "message_to_openai",
+]
