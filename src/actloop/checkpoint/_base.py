@@ -14,19 +14,25 @@ append-only journal of `JournalEntry` rows, one per result the loop was sent:
     "timeout"   a    -    [indices of the calls that finished before the deadline]
     "decision"  a    i    {"decision": "approve" | "reject" | "edit", "reason", "tool_input"}
 
-`elapsed` on every entry is the run's clock (seconds, resumes included) when it was written. A
-lease per thread (owner pid, host, process start time, token) makes sure one process at a time
-runs a thread; a lease whose owner died on this host may be taken over, which is what lets a run
-resume after `kill -9`. Another store (Postgres, Redis) implements `BaseCheckpointer`'s eight
-methods with the same meaning; payloads are opaque JSON text.
+`elapsed` on every entry is the run's clock (seconds, resumes included) when it was written;
+`epoch` is the fencing epoch of the lease that wrote it (None when written without one).
 
-SQLite layout (`PRAGMA application_id` = 0x61637470, "actp"; `user_version` = 1):
+Leases: one owner at a time runs a thread. `acquire` returns a `Lease` (owner, expiry, epoch); the
+epoch grows by one on every acquisition of the thread and never goes back. A lease may be taken
+over once it has expired or its owner is dead (`Owner.is_alive`), which is what lets a run resume
+after `kill -9`. Every write may carry the lease, and the store checks it in the write's own
+transaction, so a process that lost its lease (paused, partitioned, overtaken) cannot write.
+Another store (Postgres) implements `BaseCheckpointer`'s abstract methods with the same meaning
+and overrides the async twins; payloads are opaque JSON text.
+
+SQLite layout (`PRAGMA application_id` = 0x61637470, "actp"; `user_version` = 2):
 `runs(thread_id PK, status, inputs, fingerprint, output, pending, error, created, updated)`,
-`entries(thread_id, seq, kind, act, call, elapsed, data, PK(thread_id, seq))`,
-`leases(thread_id PK, pid, host, started, token)`. WAL mode, `synchronous=NORMAL` (a committed
-entry survives a killed process; pass `synchronous="FULL"` to survive power loss too), one
-transaction per entry. A file that is not an actloop checkpoint, or is corrupt, raises
-`CheckpointError` naming it and is never written to.
+`entries(thread_id, seq, kind, act, call, elapsed, data, epoch, PK(thread_id, seq))`,
+`leases(thread_id PK, pid, host, started, token, epoch, expires)` (a released lease keeps its row
+and epoch, with no owner). Version-1 files are migrated in place on first open. WAL mode,
+`synchronous=NORMAL` (a committed entry survives a killed process; pass `synchronous="FULL"` to
+survive power loss too), one transaction per entry. A file that is not an actloop checkpoint, or
+is corrupt, raises `CheckpointError` naming it and is never written to.
 """
 
 from __future__ import annotations
@@ -39,9 +45,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
 
+from actloop.exceptions import CheckpointError
+
 __all__ = [
     "BaseCheckpointer",
     "JournalEntry",
+    "Lease",
+    "LeaseLostError",
     "Owner",
     "RunRecord",
     "RunStatus",
@@ -83,6 +93,8 @@ class JournalEntry(NamedTuple):
     call: int | None
     elapsed: float
     data: str | None
+    epoch: int | None = None
+    """The fencing epoch of the lease that wrote it; the store fills it in on `append`."""
 
 
 def _proc_start(pid: int) -> str | None:
@@ -127,32 +139,71 @@ class Owner:
         return f"{self.pid}@{self.host}"
 
 
+@dataclass(frozen=True)
+class Lease:
+    """The right to write one thread's run, as `acquire` granted it."""
+
+    thread_id: str
+    owner: Owner
+    epoch: int
+    """Fencing token: grows on every acquisition (take-overs too) and never goes back."""
+    expires: float | None
+    """`time.time()` after which another owner may take over; None: not while the owner lives."""
+
+
+class LeaseLostError(CheckpointError):
+    """A write carried a lease that is no longer the thread's current one; nothing was written."""
+
+
 class BaseCheckpointer(ABC):
-    """A store of durable runs; the executor calls these from one thread at a time per thread_id,
-    except `append`, which parallel tool calls of one run may call concurrently."""
+    """A store of durable runs, one lease-holder at a time per thread.
+
+    A store implements `acquire`, `renew`, `release`, `get`, `create`, `update`, `append`,
+    `entries` and `list_runs` (and `delete` if it can). Leases: `acquire` succeeds when the thread
+    is free, released, expired, or held by a dead owner, and returns a lease whose `epoch` is one
+    more than any before it. A write given `lease=` checks, in its own transaction, that the lease
+    is still the thread's current one (same epoch and owner token) and otherwise raises
+    `LeaseLostError` having written nothing; an expired lease nobody took over still writes. A
+    write without a lease is refused (`CheckpointError`) while a live, unexpired lease is held by
+    another process. The executor calls these from one thread at a time per thread_id, except
+    `append`, which parallel tool calls of one run may call concurrently.
+
+    The `a`-prefixed twins call the sync methods inline by default: an embedded store (SQLite)
+    answers in microseconds, so a thread hop would cost more than it saves. A networked store
+    overrides them with native async I/O.
+    """
+
+    lease_ttl: float | None = None
+    """Seconds a lease lasts when `acquire`/`renew` get no `ttl`; None: no expiry."""
 
     @abstractmethod
-    def acquire(self, thread_id: str, owner: Owner) -> None:
-        """Take the thread's lease, or raise CheckpointError if a live process holds it."""
+    def acquire(self, thread_id: str, owner: Owner, *, ttl: float | None = None) -> Lease:
+        """Take the thread's lease, or raise CheckpointError if a live owner holds it."""
 
     @abstractmethod
-    def release(self, thread_id: str, owner: Owner | None = None) -> None:
-        """Give up the lease held by `owner` (None: whoever holds it)."""
+    def renew(self, lease: Lease, *, ttl: float | None = None) -> Lease:
+        """The lease with a later expiry; LeaseLostError if it is no longer the current one."""
+
+    @abstractmethod
+    def release(self, lease: Lease) -> None:
+        """Give up the lease if it is still the current one (else do nothing)."""
 
     @abstractmethod
     def get(self, thread_id: str) -> RunRecord | None:
         """The run saved under `thread_id`, or None."""
 
     @abstractmethod
-    def create(self, record: RunRecord) -> None:
+    def create(self, record: RunRecord, *, lease: Lease | None = None) -> None:
         """Save a new run; CheckpointError if the thread already has one."""
 
     @abstractmethod
-    def update(self, thread_id: str, status: RunStatus, **fields: str | None) -> None:
+    def update(
+        self, thread_id: str, status: RunStatus, *, lease: Lease | None = None, **fields: str | None
+    ) -> None:
         """Set the run's status and any of `output`, `pending`, `error`."""
 
     @abstractmethod
-    def append(self, thread_id: str, entry: JournalEntry) -> None:
+    def append(self, thread_id: str, entry: JournalEntry, *, lease: Lease | None = None) -> None:
         """Add one journal entry durably (its own transaction); a taken `seq` raises."""
 
     @abstractmethod
@@ -164,5 +215,51 @@ class BaseCheckpointer(ABC):
         """Every saved run, most recently updated first."""
 
     def delete(self, thread_id: str) -> None:
-        """Forget a run (its record, journal and lease)."""
+        """Forget a run (its record, journal and lease holder; the epoch stays)."""
         raise NotImplementedError(f"{type(self).__name__} cannot delete runs")
+
+    # -- async twins: inline by default (see the class docstring) -------------------------------
+
+    async def aacquire(self, thread_id: str, owner: Owner, *, ttl: float | None = None) -> Lease:
+        """Async twin of `acquire`."""
+        return self.acquire(thread_id, owner, ttl=ttl)
+
+    async def arenew(self, lease: Lease, *, ttl: float | None = None) -> Lease:
+        """Async twin of `renew`."""
+        return self.renew(lease, ttl=ttl)
+
+    async def arelease(self, lease: Lease) -> None:
+        """Async twin of `release`."""
+        self.release(lease)
+
+    async def aget(self, thread_id: str) -> RunRecord | None:
+        """Async twin of `get`."""
+        return self.get(thread_id)
+
+    async def acreate(self, record: RunRecord, *, lease: Lease | None = None) -> None:
+        """Async twin of `create`."""
+        self.create(record, lease=lease)
+
+    async def aupdate(
+        self, thread_id: str, status: RunStatus, *, lease: Lease | None = None, **fields: str | None
+    ) -> None:
+        """Async twin of `update`."""
+        self.update(thread_id, status, lease=lease, **fields)
+
+    async def aappend(
+        self, thread_id: str, entry: JournalEntry, *, lease: Lease | None = None
+    ) -> None:
+        """Async twin of `append`."""
+        self.append(thread_id, entry, lease=lease)
+
+    async def aentries(self, thread_id: str) -> list[JournalEntry]:
+        """Async twin of `entries`."""
+        return self.entries(thread_id)
+
+    async def alist_runs(self) -> list[RunRecord]:
+        """Async twin of `list_runs`."""
+        return self.list_runs()
+
+    async def adelete(self, thread_id: str) -> None:
+        """Async twin of `delete`."""
+        self.delete(thread_id)

@@ -4,41 +4,68 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import sqlite3
 import threading
 import time
 from collections.abc import Generator
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from actloop.checkpoint._base import BaseCheckpointer, JournalEntry, Owner, RunRecord, RunStatus
+from actloop.checkpoint._base import (
+    BaseCheckpointer,
+    JournalEntry,
+    Lease,
+    LeaseLostError,
+    Owner,
+    RunRecord,
+    RunStatus,
+)
 from actloop.exceptions import CheckpointError
 
 __all__ = ["SqliteCheckpointer"]
 
 _APP_ID = 0x61637470  # "actp"
-_SCHEMA_VERSION = 1
-_SCHEMA = """
+_SCHEMA_VERSION = 2
+_LEASES = """
+CREATE TABLE leases(thread_id TEXT PRIMARY KEY, pid INTEGER, host TEXT, started TEXT, token TEXT,
+    epoch INTEGER NOT NULL, expires REAL)"""
+_SCHEMA = f"""
 CREATE TABLE runs(thread_id TEXT PRIMARY KEY, status TEXT NOT NULL, inputs TEXT NOT NULL,
     fingerprint TEXT NOT NULL, output TEXT, pending TEXT, error TEXT,
     created REAL NOT NULL, updated REAL NOT NULL);
 CREATE TABLE entries(thread_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,
-    act INTEGER, call INTEGER, elapsed REAL NOT NULL, data TEXT,
+    act INTEGER, call INTEGER, elapsed REAL NOT NULL, data TEXT, epoch INTEGER,
     PRIMARY KEY(thread_id, seq)) WITHOUT ROWID;
-CREATE TABLE leases(thread_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, host TEXT NOT NULL,
-    started TEXT NOT NULL, token TEXT NOT NULL)
+{_LEASES}
 """
+_MIGRATE_FROM_1 = f"""
+ALTER TABLE entries ADD COLUMN epoch INTEGER;
+ALTER TABLE leases RENAME TO leases_v1;
+{_LEASES};
+INSERT INTO leases SELECT thread_id, pid, host, started, token, 1, NULL FROM leases_v1;
+DROP TABLE leases_v1
+"""
+_RELEASED = "pid=NULL, host=NULL, started=NULL, token=NULL, expires=NULL"
 _RUN_COLUMNS = "r.thread_id, status, inputs, fingerprint, output, pending, error, created, updated"
 
 
 class SqliteCheckpointer(BaseCheckpointer):
     """Durable runs in one SQLite file (stdlib, WAL): the embedded default."""
 
-    def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "NORMAL") -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        synchronous: str = "NORMAL",
+        lease_ttl: float | None = None,
+    ) -> None:
         if synchronous.upper() not in ("NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous={synchronous!r}: use 'NORMAL', 'FULL' or 'EXTRA'")
         self.path = Path(path)
         self.synchronous = synchronous.upper()
+        self.lease_ttl = lease_ttl
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._pid = 0
@@ -101,20 +128,15 @@ class SqliteCheckpointer(BaseCheckpointer):
         return conn
 
     def _check_or_init(self, conn: sqlite3.Connection) -> None:
-        """Accept our own file, initialise an empty one, reject anything else unwritten."""
+        """Accept our own file (migrating an older one), initialise an empty one, reject the rest
+        unwritten."""
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         if app_id == _APP_ID:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version != _SCHEMA_VERSION:
-                raise CheckpointError(
-                    f"checkpoint file {self.path} has schema version {version}; this actloop "
-                    f"reads version {_SCHEMA_VERSION}"
-                )
-            problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
-            if problems != ["ok"]:
-                raise self._corrupt(sqlite3.DatabaseError("; ".join(problems[:3])))
+            version = self._check_ours(conn)
             conn.execute("PRAGMA query_only=0")
+            if version < _SCHEMA_VERSION:
+                self._initialise(conn)
             return
         if app_id != 0 or tables:
             raise CheckpointError(
@@ -122,12 +144,40 @@ class SqliteCheckpointer(BaseCheckpointer):
                 "database); pass a new path. The file was left untouched."
             )
         conn.execute("PRAGMA query_only=0")
+        self._initialise(conn)
+
+    def _check_ours(self, conn: sqlite3.Connection) -> int:
+        """The schema version of our file; CheckpointError unless it is readable and intact."""
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version not in (1, _SCHEMA_VERSION):
+            raise CheckpointError(
+                f"checkpoint file {self.path} has schema version {version}; this actloop "
+                f"reads versions 1 to {_SCHEMA_VERSION}. The file was left untouched."
+            )
+        problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            raise self._corrupt(sqlite3.DatabaseError("; ".join(problems[:3])))
+        return version
+
+    def _initialise(self, conn: sqlite3.Connection) -> None:
+        """Create the schema in an empty file, or migrate a version-1 file, in one transaction
+        (re-checked inside it: another process may have done it first)."""
         conn.execute("BEGIN IMMEDIATE")
-        if conn.execute("PRAGMA application_id").fetchone()[0] != _APP_ID:  # lost no race
-            for statement in _SCHEMA.split(";"):  # not executescript: it would commit first
+        try:
+            if conn.execute("PRAGMA application_id").fetchone()[0] != _APP_ID:
+                script = _SCHEMA
+            elif conn.execute("PRAGMA user_version").fetchone()[0] == 1:
+                script = _MIGRATE_FROM_1
+            else:
+                script = ""  # another process got here first
+            for statement in filter(str.strip, script.split(";")):  # executescript would commit
                 conn.execute(statement)
-            conn.execute(f"PRAGMA application_id={_APP_ID}")
-            conn.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
+            if script:
+                conn.execute(f"PRAGMA application_id={_APP_ID}")
+                conn.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
+        except BaseException:
+            conn.rollback()
+            raise
         conn.commit()
 
     def close(self) -> None:
@@ -139,33 +189,55 @@ class SqliteCheckpointer(BaseCheckpointer):
 
     # -- leases --------------------------------------------------------------------------------
 
-    def acquire(self, thread_id: str, owner: Owner) -> None:
-        """Take the thread's lease; a lease whose process is gone is taken over."""
+    def _expiry(self, ttl: float | None) -> float | None:
+        ttl = self.lease_ttl if ttl is None else ttl
+        if ttl is not None and ttl < 0:
+            raise ValueError(f"ttl={ttl!r}: a lease lasts zero seconds or more (None: no expiry)")
+        return None if ttl is None else time.time() + ttl
+
+    def acquire(self, thread_id: str, owner: Owner, *, ttl: float | None = None) -> Lease:
+        """Take the thread's lease when free, released, expired or held by a dead process."""
+        expires = self._expiry(ttl)
         with self._db(write=True) as conn:
-            row = conn.execute(
-                "SELECT pid, host, started, token FROM leases WHERE thread_id=?", (thread_id,)
-            ).fetchone()
-            if row is not None and row[3] != owner.token:
-                holder = Owner(*row)
-                if holder.is_alive():
-                    raise CheckpointError(
-                        f"thread {thread_id!r} is being run by process {holder.pid} on "
-                        f"{holder.host}; wait for it to end (or stop it) and resume then"
-                    )
+            held = _held(conn, thread_id)
+            if held.owner is not None and held.owner.token != owner.token and held.live():
+                raise _busy(thread_id, held)
+            lease = Lease(thread_id, owner, held.epoch + 1, expires)
             conn.execute(
-                "INSERT OR REPLACE INTO leases VALUES (?, ?, ?, ?, ?)",
-                (thread_id, owner.pid, owner.host, owner.started, owner.token),
+                "INSERT OR REPLACE INTO leases VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (thread_id, owner.pid, owner.host, owner.started, owner.token, lease.epoch,
+                 expires),
+            )  # fmt: skip
+        return lease
+
+    def renew(self, lease: Lease, *, ttl: float | None = None) -> Lease:
+        """The lease with a new expiry (now + ttl); LeaseLostError if it is no longer current."""
+        expires = self._expiry(ttl)
+        with self._db(write=True) as conn:
+            _check_lease(conn, lease)
+            conn.execute(
+                "UPDATE leases SET expires=? WHERE thread_id=?", (expires, lease.thread_id)
+            )
+        return replace(lease, expires=expires)
+
+    def release(self, lease: Lease) -> None:
+        """Give up the lease if it is still current; the epoch stays for the next owner."""
+        with self._db(write=True) as conn:
+            conn.execute(
+                f"UPDATE leases SET {_RELEASED} WHERE thread_id=? AND token=? AND epoch=?",
+                (lease.thread_id, lease.owner.token, lease.epoch),
             )
 
-    def release(self, thread_id: str, owner: Owner | None = None) -> None:
-        """Give up the lease (only if `owner` still holds it; None: unconditionally)."""
-        with self._db(write=True) as conn:
-            if owner is None:
-                conn.execute("DELETE FROM leases WHERE thread_id=?", (thread_id,))
-            else:
-                conn.execute(
-                    "DELETE FROM leases WHERE thread_id=? AND token=?", (thread_id, owner.token)
-                )
+    def _check_write(self, conn: sqlite3.Connection, thread_id: str, lease: Lease | None) -> None:
+        """Inside a write: the lease is current, or (no lease) no other process holds one."""
+        if lease is not None:
+            if lease.thread_id != thread_id:
+                raise ValueError(f"the lease is for thread {lease.thread_id!r}, not {thread_id!r}")
+            _check_lease(conn, lease)
+            return
+        held = _held(conn, thread_id)
+        if held.owner is not None and not _is_this_process(held.owner) and held.live():
+            raise _busy(thread_id, held)
 
     # -- runs ----------------------------------------------------------------------------------
 
@@ -187,11 +259,12 @@ class SqliteCheckpointer(BaseCheckpointer):
         """Every saved run, most recently updated first."""
         return self._select("ORDER BY updated DESC, r.thread_id", ())
 
-    def create(self, record: RunRecord) -> None:
+    def create(self, record: RunRecord, *, lease: Lease | None = None) -> None:
         """Save a new run (status as given)."""
         now = time.time()
         try:
             with self._db(write=True) as conn:
+                self._check_write(conn, record.thread_id, lease)
                 conn.execute(
                     "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (record.thread_id, record.status, record.inputs, record.fingerprint,
@@ -200,12 +273,15 @@ class SqliteCheckpointer(BaseCheckpointer):
         except sqlite3.IntegrityError as exc:
             raise CheckpointError(f"thread {record.thread_id!r} already has a run") from exc
 
-    def update(self, thread_id: str, status: RunStatus, **fields: str | None) -> None:
+    def update(
+        self, thread_id: str, status: RunStatus, *, lease: Lease | None = None, **fields: str | None
+    ) -> None:
         """Set the status; `output`, `pending` and `error` are replaced (missing ones cleared)."""
         unknown = set(fields) - {"output", "pending", "error"}
         if unknown:
             raise TypeError(f"update() got unexpected fields {sorted(unknown)}")
         with self._db(write=True) as conn:
+            self._check_write(conn, thread_id, lease)
             conn.execute(
                 "UPDATE runs SET status=?, output=?, pending=?, error=?, updated=? "
                 "WHERE thread_id=?",
@@ -214,19 +290,23 @@ class SqliteCheckpointer(BaseCheckpointer):
             )  # fmt: skip
 
     def delete(self, thread_id: str) -> None:
-        """Forget a run: its record, journal and lease."""
+        """Forget a run: its record, journal and lease holder (the epoch stays)."""
         with self._db(write=True) as conn:
-            for table in ("runs", "entries", "leases"):
+            for table in ("runs", "entries"):
                 conn.execute(f"DELETE FROM {table} WHERE thread_id=?", (thread_id,))
+            conn.execute(f"UPDATE leases SET {_RELEASED} WHERE thread_id=?", (thread_id,))
 
     # -- journal -------------------------------------------------------------------------------
 
-    def append(self, thread_id: str, entry: JournalEntry) -> None:
-        """Add one entry in its own transaction."""
+    def append(self, thread_id: str, entry: JournalEntry, *, lease: Lease | None = None) -> None:
+        """Add one entry in its own transaction, stamped with the lease's epoch."""
+        if lease is not None:
+            entry = entry._replace(epoch=lease.epoch)
         try:
-            with self._lock, self._errors():
-                self._connection().execute(
-                    "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", (thread_id, *entry)
+            with self._db(write=True) as conn:
+                self._check_write(conn, thread_id, lease)
+                conn.execute(
+                    "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (thread_id, *entry)
                 )
         except sqlite3.IntegrityError as exc:
             raise CheckpointError(
@@ -238,8 +318,59 @@ class SqliteCheckpointer(BaseCheckpointer):
         """The thread's journal in order."""
         with self._db() as conn:
             rows = conn.execute(
-                "SELECT seq, kind, act, call, elapsed, data FROM entries WHERE thread_id=? "
-                "ORDER BY seq",
+                "SELECT seq, kind, act, call, elapsed, data, epoch FROM entries "
+                "WHERE thread_id=? ORDER BY seq",
                 (thread_id,),
             ).fetchall()
         return [JournalEntry(*row) for row in rows]
+
+
+class _Held(NamedTuple):
+    """A thread's lease row: its owner (None when free) and epoch (0 when never taken)."""
+
+    owner: Owner | None
+    epoch: int
+    expires: float | None
+
+    def live(self) -> bool:
+        """Held, unexpired, and its owner is not known to be dead."""
+        if self.owner is None or (self.expires is not None and self.expires <= time.time()):
+            return False
+        return self.owner.is_alive()
+
+
+def _held(conn: sqlite3.Connection, thread_id: str) -> _Held:
+    row = conn.execute(
+        "SELECT pid, host, started, token, epoch, expires FROM leases WHERE thread_id=?",
+        (thread_id,),
+    ).fetchone()
+    if row is None:
+        return _Held(None, 0, None)
+    return _Held(None if row[3] is None else Owner(*row[:4]), row[4], row[5])
+
+
+def _check_lease(conn: sqlite3.Connection, lease: Lease) -> None:
+    """LeaseLostError unless `lease` is the thread's current lease (same epoch and owner)."""
+    held = _held(conn, lease.thread_id)
+    if held.owner is not None and (held.epoch, held.owner.token) == (
+        lease.epoch,
+        lease.owner.token,
+    ):
+        return
+    now = "released" if held.owner is None else f"held by process {held.owner}"
+    raise LeaseLostError(
+        f"thread {lease.thread_id!r}: the lease of epoch {lease.epoch} (process {lease.owner}) "
+        f"was lost; the thread is at epoch {held.epoch}, {now}. Nothing was written."
+    )
+
+
+def _busy(thread_id: str, held: _Held) -> CheckpointError:
+    assert held.owner is not None
+    return CheckpointError(
+        f"thread {thread_id!r} is being run by process {held.owner.pid} on {held.owner.host} "
+        f"(lease epoch {held.epoch}); wait for it to end (or stop it) and resume then"
+    )
+
+
+def _is_this_process(owner: Owner) -> bool:
+    return owner.pid == os.getpid() and owner.host == socket.gethostname()
