@@ -1,9 +1,9 @@
 """`AgentExecutor`: runs an agent's think-act-observe loop with LangChain classic's API.
 
-The loop itself lives once in `_loop`; this module turns a run into a public call (`invoke`,
-`ainvoke`, `stream`, `astream`, `iter`, `batch`, `astream_events`) by consuming the events of a
-sync or async driver (`_drivers`). When an exception escapes a run it keeps its type and carries
-the steps finished so far as `exc.intermediate_steps`.
+The loop itself lives once in `_loop`; this module turns a run (`_run.AgentRun`) into a public
+call (`invoke`, `ainvoke`, `stream`, `astream`, `iter`, `batch`, `astream_events`) by consuming
+the events of a sync or async driver (`_drivers`). When an exception escapes a run it keeps its
+type and carries the steps finished so far as `exc.intermediate_steps`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from actloop.agents import AgentAction, AgentFinish
-from actloop.callbacks._manager import RunManager, configure
+from actloop.callbacks import Callbacks
 from actloop.executor._agents import (
     BaseMultiActionAgent,
     BaseSingleActionAgent,
@@ -21,14 +21,13 @@ from actloop.executor._agents import (
 )
 from actloop.executor._drivers import AsyncDriver, SyncDriver
 from actloop.executor._iterator import AgentExecutorIterator
-from actloop.executor._loop import LoopSettings, LoopState
+from actloop.executor._run import AgentRun
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import AddableDict
 from actloop.runnables._config import RunnableConfig, ensure_config
 
 if TYPE_CHECKING:
     from actloop.checkpoint import BaseCheckpointer
-from actloop.exceptions import attach_steps
 
 __all__ = [
     "AgentExecutor",
@@ -66,7 +65,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         early_stopping_method: str = "force",
         handle_parsing_errors: bool | str | Callable[[Any], str] = False,
         trim_intermediate_steps: int | Callable[[list[Any]], list[Any]] = -1,
-        callbacks: Any = None,
+        callbacks: Callbacks = None,
         verbose: bool = False,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
@@ -103,7 +102,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         cls,
         agent: Agent | Runnable[Any, Any],
         tools: Sequence[Any],
-        callbacks: Any = None,
+        callbacks: Callbacks = None,
         **kwargs: Any,
     ) -> AgentExecutor:
         """Build an executor from an agent and tools (LangChain's constructor)."""
@@ -130,34 +129,6 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
 
     # -- run plumbing --------------------------------------------------------------------------
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        # Any field change (executor.max_iterations = 5, ...) invalidates the cached settings.
-        object.__setattr__(self, name, value)
-        object.__setattr__(self, "_cached_settings", None)
-
-    def _settings(self) -> LoopSettings:
-        """The loop's settings, built once and reused until a field or the tool list changes."""
-        key = tuple(map(id, self.tools))
-        cached = self.__dict__.get("_cached_settings")
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        settings = self._build_settings()
-        object.__setattr__(self, "_cached_settings", (key, settings))
-        return settings
-
-    def _build_settings(self) -> LoopSettings:
-        values = self.agent.return_values
-        return LoopSettings(
-            tools={tool.name: tool for tool in self.tools},
-            max_iterations=self.max_iterations,
-            max_execution_time=self.max_execution_time,
-            early_stopping_method=self.early_stopping_method,
-            handle_parsing_errors=self.handle_parsing_errors,
-            trim_intermediate_steps=self.trim_intermediate_steps,
-            return_key=values[0] if values else "output",
-            tool_run_kwargs=self.agent.tool_run_logging_kwargs(),
-        )
-
     def prep_inputs(self, input: Any) -> dict[str, Any]:
         """The run's inputs as a dict (a bare value needs exactly one input key)."""
         if isinstance(input, dict):
@@ -171,118 +142,54 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
             )
         return {keys[0]: input}
 
-    def _open_run(
-        self,
-        config: RunnableConfig,
-        inputs: dict[str, Any],
-        callbacks: Any = None,
-        *,
-        iterating: bool = False,
-    ) -> RunManager | None:
-        """Start the executor's chain run. Like LangChain, `stream`/`iter` runs report
-        `name=run_name` (None unless given) and carry the executor's name in `serialized`."""
-        cm = configure(
-            callbacks if callbacks is not None else config.get("callbacks"),
-            self.callbacks,
-            verbose=self.verbose,
-            tags=[*config.get("tags", ()), *self.tags],
-            metadata={**self.metadata, **config.get("metadata", {})},
-        )
-        if cm is None:
-            return None
-        if iterating:
-            serialized = {
-                "lc": 1,
-                "type": "not_implemented",
-                "name": self.get_name(),
-                "id": ["langchain_classic", "agents", "agent", "AgentExecutor"],
-            }
-            name = config.get("run_name")
-        else:
-            serialized, name = None, config.get("run_name") or self.get_name()
-        return cm.start(
-            "on_chain_start", serialized, inputs, run_id=config.get("run_id"), name=name
-        )
-
-    def _driver(
-        self,
-        cls: type[SyncDriver] | type[AsyncDriver],
-        inputs: dict[str, Any],
-        run: RunManager | None,
-        config: RunnableConfig,
-        state: LoopState | None = None,
-        *,
-        emit: bool = True,
-    ) -> Any:
-        state = state or LoopState(inputs)
-        if self.checkpointer is not None and "thread_id" in config.get("configurable", ()):
-            from actloop.executor._durable import durable_driver
-
-            return durable_driver(self, cls, state, run, config, emit)
-        return cls(self.agent, self._settings(), state, run, config, self.verbose, emit)
-
-    def _outputs(self, finish: AgentFinish, steps: list[tuple[AgentAction, Any]]) -> dict[str, Any]:
-        """The run's outputs: a new dict (the agent's AgentFinish is never mutated)."""
-        outputs = dict(finish.return_values)
-        if self.return_intermediate_steps:
-            outputs["intermediate_steps"] = list(steps)
-        return outputs
-
-    @staticmethod
-    def _failed(exc: BaseException, driver: Any) -> None:
-        if not hasattr(exc, "intermediate_steps"):
-            attach_steps(exc, driver.core.state.steps)
-
     # -- public calls --------------------------------------------------------------------------
 
     def invoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         """Run the agent to the end; returns `{**inputs, **outputs}`."""
-        config = ensure_config(config)
         inputs = self.prep_inputs(input)
-        run = self._open_run(config, inputs)
-        driver = self._driver(SyncDriver, inputs, run, config, emit=False)
-        finish: Any = None
+        run = AgentRun(self, inputs, ensure_config(config))
+        manager, finish = run.manager, None
         try:
-            if run is not None:
-                run.flush()
-            for kind, value in driver.events():
+            if manager is not None:
+                manager.flush()
+            for kind, value in run.events(run.driver(SyncDriver, emit=False)):
                 if kind == "finish":
                     finish = value
         except BaseException as exc:
-            self._failed(exc, driver)
-            if run is not None:
-                run.fire("on_chain_error", exc)
+            run.failed(exc)
+            if manager is not None:
+                manager.fire("on_chain_error", exc)
             raise
-        outputs = self._outputs(finish, driver.core.state.steps)
-        if run is not None:
-            run.fire("on_chain_end", outputs)
+        assert finish is not None
+        outputs = run.outputs(finish)
+        if manager is not None:
+            manager.fire("on_chain_end", outputs)
         return outputs if kwargs.get("return_only_outputs") else {**inputs, **outputs}
 
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         """Run the agent to the end on the event loop; returns `{**inputs, **outputs}`."""
-        config = ensure_config(config)
         inputs = self.prep_inputs(input)
-        run = self._open_run(config, inputs)
-        driver = self._driver(AsyncDriver, inputs, run, config, emit=False)
-        finish: Any = None
+        run = AgentRun(self, inputs, ensure_config(config))
+        manager, finish = run.manager, None
         try:
-            if run is not None:
-                await run.aflush()
-            async for kind, value in driver.events():
+            if manager is not None:
+                await manager.aflush()
+            async for kind, value in run.aevents(run.driver(AsyncDriver, emit=False)):
                 if kind == "finish":
                     finish = value
         except BaseException as exc:
-            self._failed(exc, driver)
-            if run is not None:
-                await run.afire("on_chain_error", exc)
+            run.failed(exc)
+            if manager is not None:
+                await manager.afire("on_chain_error", exc)
             raise
-        outputs = self._outputs(finish, driver.core.state.steps)
-        if run is not None:
-            await run.afire("on_chain_end", outputs)
+        assert finish is not None
+        outputs = run.outputs(finish)
+        if manager is not None:
+            await manager.afire("on_chain_end", outputs)
         return outputs if kwargs.get("return_only_outputs") else {**inputs, **outputs}
 
     def stream(
@@ -334,7 +241,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
     def iter(
         self,
         inputs: Any,
-        callbacks: Any = None,
+        callbacks: Callbacks = None,
         *,
         include_run_info: bool = False,
         async_: bool = False,

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from actloop.agents import AgentAction, AgentActionMessageLog, AgentFinish
+from actloop.callbacks import Callbacks
 from actloop.exceptions import OutputParserException
 from actloop.runnables._base import Runnable
 from actloop.runnables._config import RunnableConfig
@@ -88,10 +89,12 @@ class _AgentBase:
         """Extra keywords for tool runs (verbose prefixes)."""
         return {}
 
-    def plan(self, intermediate_steps: Steps, callbacks: Any = None, **kwargs: Any) -> Any:
+    def plan(self, intermediate_steps: Steps, callbacks: Callbacks = None, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must implement plan()")
 
-    async def aplan(self, intermediate_steps: Steps, callbacks: Any = None, **kwargs: Any) -> Any:
+    async def aplan(
+        self, intermediate_steps: Steps, callbacks: Callbacks = None, **kwargs: Any
+    ) -> Any:
         """Async plan; by default calls `plan` inline (override for real async work)."""
         return self.plan(intermediate_steps, callbacks, **kwargs)
 
@@ -102,7 +105,7 @@ class _AgentBase:
         self,
         early_stopping_method: str,
         intermediate_steps: Steps,
-        callbacks: Any = None,
+        callbacks: Callbacks = None,
         **kwargs: Any,
     ) -> AgentFinish:
         """The finish of a run stopped by a limit: a fixed text, or one more model call."""
@@ -121,7 +124,7 @@ class _AgentBase:
         self,
         early_stopping_method: str,
         intermediate_steps: Steps,
-        callbacks: Any = None,
+        callbacks: Callbacks = None,
         **kwargs: Any,
     ) -> AgentFinish:
         """Async twin of `return_stopped_response`."""
@@ -173,7 +176,7 @@ class _RunnableMixin:
     def input_keys(self) -> list[str]:
         return self.input_keys_arg
 
-    def plan(self, intermediate_steps: Steps, callbacks: Any = None, **kwargs: Any) -> Any:
+    def plan(self, intermediate_steps: Steps, callbacks: Callbacks = None, **kwargs: Any) -> Any:
         """Stream (so model tokens reach callbacks) or invoke the runnable; chunks are added."""
         inputs = {**kwargs, "intermediate_steps": intermediate_steps}
         config: RunnableConfig = {"callbacks": callbacks} if callbacks is not None else {}
@@ -184,7 +187,9 @@ class _RunnableMixin:
             final = chunk if final is None else final + chunk
         return final
 
-    async def aplan(self, intermediate_steps: Steps, callbacks: Any = None, **kwargs: Any) -> Any:
+    async def aplan(
+        self, intermediate_steps: Steps, callbacks: Callbacks = None, **kwargs: Any
+    ) -> Any:
         """Async twin of `plan`."""
         inputs = {**kwargs, "intermediate_steps": intermediate_steps}
         config: RunnableConfig = {"callbacks": callbacks} if callbacks is not None else {}

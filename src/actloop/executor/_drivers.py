@@ -1,65 +1,75 @@
-"""Thin sync and async drivers of the loop core: they carry out its effects and report events.
+"""Thin sync and async drivers of the loop core: they carry out its effects and report its events.
 
-Both are generators of `(kind, value)` events — `("action", AgentAction)` before tools run,
-`("step", AgentStep)` after, `("iteration", [(action, observation), ...])` when the loop goes on
-after a step, `("finish", AgentFinish)` last — which `invoke`, `stream`, `iter`
-and `astream_events` consume. Sync: one tool runs inline; several run on daemon workers
-(`_workers`), results in action order. With a deadline every plan and tool call runs on a worker
-and the driver stops waiting when the deadline passes: a hung call is abandoned, never joined.
-Async: calls are tasks; at the deadline pending tasks are cancelled.
+The two are mirrors; only the thread-versus-task part differs. Every rule (which events a step
+emits, the stop call, when `on_agent_action` fires, how many calls run at once, what a tool
+failure does) is asked of the core (`_loop`). Sync: one tool runs inline; several run on daemon
+workers (`actloop.runnables._workers`), results in action order. With a deadline every plan and
+tool call runs on a worker and the driver stops waiting when the deadline passes: a hung call is
+abandoned, never joined. Async: calls are tasks; at the deadline pending tasks are cancelled.
+A durable run attaches `StepHooks` (`hooks`) that see each step and each call.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import time
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
-from actloop.agents import AgentAction, AgentFinish, AgentStep
-from actloop.callbacks._manager import RunManager
-from actloop.exceptions import OutputParserException, attach_steps
-from actloop.executor._loop import (
-    _EXCEPTION_TOOL,  # pyright: ignore[reportPrivateUsage]
-    Act,
-    ActTimeout,
-    Done,
-    LoopCore,
-    LoopSettings,
-    LoopState,
-    Plan,
-    ToolCall,
-)
+from actloop.exceptions import OutputParserException
+from actloop.executor._loop import Act, ActTimeout, Done, Event, LoopCore, Plan, Stop, ToolCall
 from actloop.runnables._config import RunnableConfig
-from actloop.tools import ExceptionTool
+from actloop.runnables._workers import submit
 
-__all__ = ["AsyncDriver", "Event", "SyncDriver"]
+if TYPE_CHECKING:
+    import asyncio
 
-Event = tuple[str, Any]
+    from actloop.callbacks._manager import CallbackManager, RunManager
+
+__all__ = ["AsyncDriver", "StepHooks", "SyncDriver"]
+
+Calls = list[ToolCall]
+
+
+class StepHooks(Protocol):
+    """What a durable run does around a step: see the step, then each call before and after."""
+
+    def gate(self, calls: Calls) -> Calls:
+        """Before the step's tools run; may raise to pause or refuse the step."""
+        ...
+
+    def before_call(self, index: int, call: ToolCall) -> tuple[bool, Any]:
+        """(True, observation) for a call whose result is already known, which is not run;
+        else (False, ticket), the ticket going back to `after_call`."""
+        ...
+
+    def after_call(self, ticket: Any, index: int, call: ToolCall, observation: Any) -> None:
+        """A call returned `observation`."""
+        ...
 
 
 class _DriverBase:
-    """State shared by both drivers: the agent, the core, the run's callbacks and tool config."""
+    """What both drivers share: the agent, the core, the run's callbacks and tool config."""
 
     def __init__(
         self,
         agent: Any,
-        settings: LoopSettings,
-        state: LoopState,
+        core: LoopCore,
         run: RunManager | None,
         config: RunnableConfig,
         verbose: bool = False,
         emit: bool = True,
     ) -> None:
         self.agent = agent
+        self.core = core
+        self.run = run
+        self.verbose = verbose
         self.emit = emit
         """False when only the finish matters (invoke): no action/step events are built."""
-        self.core = LoopCore(settings, state, time.monotonic)
-        self.timed = settings.max_execution_time is not None
+        self.hooks: StepHooks | None = None
+        self.timed = core.settings.max_execution_time is not None
         """Whether the run has a deadline (otherwise no clock reads for it)."""
-        self.run = run
-        self.inputs = state.inputs
-        self.verbose = verbose
-        self.max_concurrency = config.get("max_concurrency")
+        self.inputs = core.state.inputs
         tool_config = {
             k: v for k, v in config.items() if k not in ("callbacks", "run_name", "run_id")
         }
@@ -67,7 +77,7 @@ class _DriverBase:
         if tool_config:
             self._tool_base["config"] = tool_config
 
-    def _child(self) -> Any:
+    def _child(self) -> CallbackManager | None:
         return self.run.get_child() if self.run is not None else None
 
     def _tool_kwargs(self, call: ToolCall) -> dict[str, Any]:
@@ -75,11 +85,18 @@ class _DriverBase:
             return {**call.run_kwargs, **self._tool_base}
         return {**call.run_kwargs, **self._tool_base, "callbacks": self.run.get_child()}
 
-    def _new_steps(self, before: int) -> list[Event]:
-        return [("step", AgentStep(a, o)) for a, o in self.core.state.steps[before:]]
+    def _stop_args(self, effect: Stop) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """Arguments of the stopped-response call; `generate` is a model call with callbacks."""
+        steps = self.core.state.steps
+        if effect.generate:
+            return (effect.method, steps, self._child()), self.inputs
+        return (effect.method, steps), self.inputs
 
-    def _fail(self, exc: BaseException, extra: list[tuple[AgentAction, Any]]) -> None:
-        attach_steps(exc, [*self.core.state.steps, *extra])
+    def _gate(self, calls: Calls) -> Calls:
+        return calls if self.hooks is None else self.hooks.gate(calls)
+
+    def _remaining(self) -> float | None:
+        return self.core.remaining() if self.timed else None
 
 
 class SyncDriver(_DriverBase):
@@ -93,29 +110,28 @@ class SyncDriver(_DriverBase):
             if type(effect) is Plan:
                 self._plan(effect)
             elif type(effect) is Act:
-                if not self.emit:
-                    core.send(self._act(effect.calls))
-                    continue
-                if effect.announce:
-                    for call in effect.calls:
-                        yield ("action", call.action)
+                if self.emit:
+                    yield from core.announced(effect)
                 before = len(core.state.steps)
                 core.send(self._act(effect.calls))
-                yield from self._new_steps(before)
-                if core.state.phase == "plan":
-                    yield ("iteration", core.state.steps[before:])
+                if self.emit:
+                    yield from core.stepped(before)
             elif type(effect) is Done:
-                self._finish(effect.finish)
+                if self.run is not None:
+                    self.run.fire(
+                        "on_agent_finish", effect.finish, color="green", verbose=self.verbose
+                    )
                 yield ("finish", effect.finish)
                 return
             else:
-                core.send(self._stopped_response(effect.method))
+                args, kwargs = self._stop_args(effect)
+                core.send(self.agent.return_stopped_response(*args, **kwargs))
 
     def _plan(self, effect: Plan) -> None:
-        remaining = self.core.remaining() if self.timed else None
+        remaining = self._remaining()
         try:
             if remaining is None:
-                output = self.agent.plan(effect.steps, self._child(), **self.inputs)
+                output = self._plan_call(effect.steps)
             else:
                 output = _wait_one(self._plan_call, effect.steps, remaining)
         except OutputParserException as exc:
@@ -125,67 +141,54 @@ class SyncDriver(_DriverBase):
             return
         self.core.send(output)
 
-    def _plan_call(self, steps: list[tuple[AgentAction, Any]]) -> Any:
+    def _plan_call(self, steps: list[Any]) -> Any:
         return self.agent.plan(steps, self._child(), **self.inputs)
 
-    def _run_tool(self, call: ToolCall) -> Any:
-        if self.run is not None:
+    def _run_tool(self, call: ToolCall, index: int) -> Any:
+        hooks, ticket = self.hooks, None
+        if hooks is not None:
+            found, ticket = hooks.before_call(index, call)
+            if found:
+                return ticket
+        if self.run is not None and self.core.fires_action(call, is_async=False):
             self.run.fire("on_agent_action", call.action, color="green")
-        return call.tool.run(call.tool_input, **self._tool_kwargs(call))
+        observation = call.tool.run(call.tool_input, **self._tool_kwargs(call))
+        if hooks is not None:
+            hooks.after_call(ticket, index, call, observation)
+        return observation
 
-    def _act(self, calls: list[ToolCall]) -> list[Any] | ActTimeout:
-        remaining = self.core.remaining() if self.timed else None
-        if remaining is None and (len(calls) == 1 or self.max_concurrency == 1):
+    def _act(self, calls: Calls) -> list[Any] | ActTimeout:
+        calls = self._gate(calls)
+        remaining = self._remaining()
+        limit = self.core.window(len(calls))
+        if remaining is None and limit == 1:
             return self._act_inline(calls)
-        import concurrent.futures
-
-        from actloop.runnables._workers import submit
-
-        futures = [submit(self._run_tool, call) for call in calls]
         timeout = None if remaining is None else max(remaining, 0.0)
-        done, _ = concurrent.futures.wait(
-            futures, timeout=timeout, return_when=concurrent.futures.FIRST_EXCEPTION
-        )
+        futures, done = _run_window(self._run_tool, calls, limit, timeout)
         finished, error = _collect(futures, done)
         if error is not None:
-            self._fail(error, [(calls[i].action, obs) for i, obs in sorted(finished.items())])
-            raise error
-        if len(done) < len(futures):
+            raise self.core.failed(error, calls, finished)
+        if len(done) < len(calls):
             return ActTimeout(finished)
         return [finished[i] for i in range(len(calls))]
 
-    def _act_inline(self, calls: list[ToolCall]) -> list[Any]:
+    def _act_inline(self, calls: Calls) -> list[Any]:
         results: list[Any] = []
-        for call in calls:
+        for index, call in enumerate(calls):
             try:
-                results.append(self._run_tool(call))
+                results.append(self._run_tool(call, index))
             except BaseException as exc:
-                # The calls before this one finished: pair them with their results.
-                self._fail(exc, [(c.action, o) for c, o in zip(calls, results, strict=False)])
+                self.core.failed(exc, calls, dict(enumerate(results)))
                 raise
         return results
-
-    def _stopped_response(self, method: str) -> AgentFinish:
-        steps = self.core.state.steps
-        if method == "generate":
-            return self.agent.return_stopped_response(method, steps, self._child(), **self.inputs)
-        return self.agent.return_stopped_response(method, steps, **self.inputs)
-
-    def _finish(self, finish: AgentFinish) -> None:
-        if self.run is not None:
-            self.run.fire("on_agent_finish", finish, color="green", verbose=self.verbose)
 
 
 class _Deadline(Exception):
     """The deadline passed while waiting on a worker."""
 
 
-def _wait_one(fn: Any, arg: Any, remaining: float) -> Any:
+def _wait_one(fn: Callable[[Any], Any], arg: Any, remaining: float) -> Any:
     """Run `fn(arg)` on a daemon worker and wait at most `remaining` seconds."""
-    import concurrent.futures
-
-    from actloop.runnables._workers import submit
-
     future = submit(fn, arg)
     try:
         return future.result(timeout=max(remaining, 0.0))
@@ -193,6 +196,33 @@ def _wait_one(fn: Any, arg: Any, remaining: float) -> Any:
         if not future.done():
             raise _Deadline from None
         return future.result()  # `fn` itself raised TimeoutError (or finished just now)
+
+
+def _run_window(
+    fn: Callable[[ToolCall, int], Any], calls: Calls, limit: int, timeout: float | None
+) -> tuple[list[concurrent.futures.Future[Any]], set[concurrent.futures.Future[Any]]]:
+    """Run the calls on workers, at most `limit` at a time, until all finish, one raises or the
+    timeout passes; calls not started by then never start. Returns (futures, finished ones)."""
+    futures = [submit(fn, call, i) for i, call in enumerate(calls[:limit])]
+    if limit >= len(calls):
+        done, _ = concurrent.futures.wait(
+            futures, timeout=timeout, return_when=concurrent.futures.FIRST_EXCEPTION
+        )
+        return futures, done
+    deadline = None if timeout is None else time.monotonic() + timeout
+    running = set(futures)
+    while running:
+        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        done, running = concurrent.futures.wait(
+            running, timeout=left, return_when=concurrent.futures.FIRST_COMPLETED
+        )
+        if not done or any(f.exception() is not None for f in done):
+            break
+        while len(running) < limit and len(futures) < len(calls):
+            index = len(futures)
+            futures.append(submit(fn, calls[index], index))
+            running.add(futures[-1])
+    return futures, {f for f in futures if f.done()}
 
 
 class _Fatal(Exception):
@@ -249,18 +279,14 @@ class AsyncDriver(_DriverBase):
             if type(effect) is Plan:
                 await self._plan(effect)
             elif type(effect) is Act:
-                if not self.emit:
-                    core.send(await self._act(effect.calls))
-                    continue
-                if effect.announce:
-                    for call in effect.calls:
-                        yield ("action", call.action)
+                if self.emit:
+                    for event in core.announced(effect):
+                        yield event
                 before = len(core.state.steps)
                 core.send(await self._act(effect.calls))
-                for event in self._new_steps(before):
-                    yield event
-                if core.state.phase == "plan":
-                    yield ("iteration", core.state.steps[before:])
+                if self.emit:
+                    for event in core.stepped(before):
+                        yield event
             elif type(effect) is Done:
                 if self.run is not None:
                     await self.run.afire(
@@ -269,10 +295,14 @@ class AsyncDriver(_DriverBase):
                 yield ("finish", effect.finish)
                 return
             else:
-                core.send(await self._stopped_response(effect.method))
+                args, kwargs = self._stop_args(effect)
+                if effect.generate:
+                    core.send(await self.agent.areturn_stopped_response(*args, **kwargs))
+                else:
+                    core.send(self.agent.return_stopped_response(*args, **kwargs))
 
     async def _plan(self, effect: Plan) -> None:
-        remaining = self.core.remaining() if self.timed else None
+        remaining = self._remaining()
         call = self.agent.aplan(effect.steps, self._child(), **self.inputs)
         try:
             if remaining is None:
@@ -286,36 +316,55 @@ class AsyncDriver(_DriverBase):
             return
         self.core.send(output)
 
-    async def _run_tool(self, call: ToolCall) -> Any:
-        # LangChain's async path fires no on_agent_action for a parse-error (_Exception) step.
-        if self.run is not None and call.tool is not _EXCEPTION_TOOL.get(ExceptionTool):
+    async def _run_tool(self, call: ToolCall, index: int) -> Any:
+        hooks, ticket = self.hooks, None
+        if hooks is not None:
+            found, ticket = hooks.before_call(index, call)
+            if found:
+                return ticket
+        if self.run is not None and self.core.fires_action(call, is_async=True):
             await self.run.afire(
                 "on_agent_action", call.action, verbose=self.verbose, color="green"
             )
-        return await call.tool.arun(call.tool_input, **self._tool_kwargs(call))
+        observation = await call.tool.arun(call.tool_input, **self._tool_kwargs(call))
+        if hooks is not None:
+            hooks.after_call(ticket, index, call, observation)
+        return observation
 
-    async def _run_tool_task(self, call: ToolCall) -> Any:
+    async def _run_tool_task(
+        self, call: ToolCall, index: int, gate: asyncio.Semaphore | None
+    ) -> Any:
         """`_run_tool` as a child task: KeyboardInterrupt and SystemExit go to the run's task.
 
         asyncio raises them out of the event loop from the child task, past the run's error
         handling (no steps attached, no `on_chain_error`); boxed, `_act` re-raises them.
+        `gate` holds the call back while `max_concurrency` calls are running.
         """
         try:
-            return await self._run_tool(call)
+            if gate is None:
+                return await self._run_tool(call, index)
+            async with gate:
+                return await self._run_tool(call, index)
         except (KeyboardInterrupt, SystemExit) as exc:
             raise _Fatal(exc) from None
 
-    async def _act(self, calls: list[ToolCall]) -> list[Any] | ActTimeout:
+    async def _act(self, calls: Calls) -> list[Any] | ActTimeout:
         import asyncio
 
-        remaining = self.core.remaining() if self.timed else None
+        calls = self._gate(calls)
+        remaining = self._remaining()
         if remaining is None and len(calls) == 1:
             try:
-                return [await self._run_tool(calls[0])]
+                return [await self._run_tool(calls[0], 0)]
             except BaseException as exc:
-                self._fail(exc, [])
+                self.core.failed(exc, calls, {})
                 raise
-        tasks = [asyncio.ensure_future(self._run_tool_task(call)) for call in calls]
+        limit = self.core.window(len(calls))
+        gate = asyncio.Semaphore(limit) if limit < len(calls) else None
+        tasks = [
+            asyncio.ensure_future(self._run_tool_task(call, i, gate))
+            for i, call in enumerate(calls)
+        ]
         timeout = None if remaining is None else max(remaining, 0.0)
         try:
             done, pending = await asyncio.wait(
@@ -329,16 +378,7 @@ class AsyncDriver(_DriverBase):
             task.cancel()
         finished, error = _collect(tasks, done)
         if error is not None:
-            self._fail(error, [(calls[i].action, obs) for i, obs in sorted(finished.items())])
-            raise error
+            raise self.core.failed(error, calls, finished)
         if pending:
             return ActTimeout(finished)
         return [finished[i] for i in range(len(calls))]
-
-    async def _stopped_response(self, method: str) -> AgentFinish:
-        steps = self.core.state.steps
-        if method == "generate":
-            return await self.agent.areturn_stopped_response(
-                method, steps, self._child(), **self.inputs
-            )
-        return self.agent.return_stopped_response(method, steps, **self.inputs)

@@ -1,12 +1,13 @@
-"""Durable runs: the journaling sync and async drivers, and what `resume()` asks of them.
+"""Durable runs: journaling hooks composed into any driver, and what `resume()` asks of them.
 
-`AgentExecutor` hands a run to these drivers when it has a checkpointer and the config names a
-`configurable.thread_id`. A `DurableRun` takes the thread's lease, creates the run record (new
+A run (`_run.AgentRun`) becomes durable when its executor has a checkpointer and the config names
+a `configurable.thread_id`. A `DurableRun` takes the thread's lease, creates the run record (new
 run) or replays the journal (resume, see `_journal`), records a person's decisions, and then lets
-the ordinary SyncDriver/AsyncDriver loop go on with three hooks: `gate` before a step's tools
+the ordinary SyncDriver/AsyncDriver loop go on with its step hooks: `gate` before a step's tools
 run (edits, approvals, unfinished unsafe calls), `before_call`/`after_call` around each tool call
-(known results, rejections, "start" and "obs" entries). A step with a `requires_approval` call
-that has no decision pauses the run: `invoke` returns
+(known results, rejections, "start" and "obs" entries). Every write carries the run's lease, so a
+run whose lease was taken over is refused instead of writing twice. A step with a
+`requires_approval` call that has no decision pauses the run: `invoke` returns
 `{**inputs, "pending_approvals": [{"id", "tool", "tool_input", "log"}], "thread_id", "status":
 "paused"}` and `resume(thread_id, approve=..., reject=..., edit=...)` goes on.
 """
@@ -15,14 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+import threading
+import time
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from actloop.agents import AgentFinish
-from actloop.callbacks._manager import RunManager
-from actloop.checkpoint import BaseCheckpointer, Owner, RunRecord
+from actloop.checkpoint import BaseCheckpointer, Lease, Owner, RunRecord
 from actloop.exceptions import CheckpointError, ConfigurationError
-from actloop.executor._drivers import AsyncDriver, Event, SyncDriver
 from actloop.executor._journal import (
     Clock,
     Decision,
@@ -38,18 +39,20 @@ from actloop.executor._journal import (
     rejections,
     replay,
 )
-from actloop.executor._loop import Act, ActTimeout, LoopState, ToolCall
+from actloop.executor._loop import Act, ToolCall
 from actloop.runnables._config import RunnableConfig, ensure_config
 from actloop.serialization import dumps, loads
 
 if TYPE_CHECKING:
     from actloop.executor import AgentExecutor
+    from actloop.executor._run import AgentRun
 
 __all__ = [
     "PAUSED_KEY",
-    "DurableAsyncDriver",
-    "DurableSyncDriver",
-    "durable_driver",
+    "DurableRun",
+    "Heartbeat",
+    "Paused",
+    "durable_run",
     "resume_request",
 ]
 
@@ -76,7 +79,9 @@ def _needs_approval(call: ToolCall) -> bool:
 
 
 class DurableRun:
-    """One durable run's bookkeeping around the loop: lease, record, replay, decisions, status."""
+    """One durable run's bookkeeping around the loop: lease, record, replay, decisions, status.
+
+    Its `gate`, `before_call` and `after_call` are the step hooks (`_drivers.StepHooks`)."""
 
     def __init__(
         self,
@@ -91,8 +96,10 @@ class DurableRun:
         self.request = request
         """None for a new run (invoke, stream), else what `resume()` was given."""
         self.owner = Owner.current()
+        self.lease: Lease | None = None
+        self.heartbeat: Heartbeat | None = None
         self.journal = Journal(store, thread_id, core.clock)
-        self.leased = self.started = False
+        self.started = False
         self.tail_act = 0
         self.known: dict[int, Any] = {}
         self.starts: dict[int, int] = {}
@@ -102,8 +109,9 @@ class DurableRun:
 
     def open(self) -> None:
         """Take the lease, then create the run or bring it back to where it stopped."""
-        self.store.acquire(self.thread_id, self.owner)
-        self.leased = True
+        self.lease = self.journal.lease = self.store.acquire(self.thread_id, self.owner)
+        if self.lease.expires is not None:
+            self.heartbeat = Heartbeat(self.store, self.lease)
         record = self.store.get(self.thread_id)
         if self.request is None:
             self._create(record)
@@ -123,7 +131,7 @@ class DurableRun:
                 f"executor.resume({name!r}) instead of invoking it again"
             )
         inputs = encode(self.core.state.inputs, "the run's inputs")
-        self.store.create(RunRecord(name, "running", inputs, self.fingerprint))
+        self.store.create(RunRecord(name, "running", inputs, self.fingerprint), lease=self.lease)
         self._go_live(0.0)
 
     def _resume(self, record: RunRecord | None, request: Request) -> None:
@@ -137,7 +145,7 @@ class DurableRun:
         self.journal.seq = entries[-1].seq + 1 if entries else 0
         self.journal.act, self.journal.act_elapsed = self.core.act, tail.act_elapsed
         self._go_live(max(tail.elapsed, self.core.state.elapsed))
-        self.store.update(self.thread_id, "running")
+        self.store.update(self.thread_id, "running", lease=self.lease)
         self._decide(request)
 
     def _go_live(self, elapsed: float) -> None:
@@ -241,36 +249,37 @@ class DurableRun:
             "log": action.log,
         }
 
-    def before_call(self, call: ToolCall, calls: list[ToolCall]) -> tuple[int, int, bool, Any]:
-        """(act, index, found, observation): a known or rejected call is not run."""
+    def before_call(self, index: int, call: ToolCall) -> tuple[bool, Any]:
+        """(True, observation) for a known or rejected call, which is not run; else (False,
+        ticket): the ticket (the step number) goes back to `after_call`, so a call abandoned at a
+        deadline that finishes late is not journaled into a later step."""
         act = self.core.act
-        index = next(i for i, c in enumerate(calls) if c is call)
         if act == self.tail_act and index in self.known:
-            return act, index, True, self.known[index]
+            return True, self.known[index]
         decision = self.decisions.get((act, index))
         if decision is not None and decision.kind == "reject":
             observation = rejection(call.action.tool, decision.reason)
             self.after_call(act, index, call, observation)
-            return act, index, True, observation
+            return True, observation
         if not _idempotent(call):
             self.journal.write("start", act, index)
-        return act, index, False, None
+        return False, act
 
-    def after_call(self, act: int, index: int, call: ToolCall, observation: Any) -> None:
+    def after_call(self, ticket: int, index: int, call: ToolCall, observation: Any) -> None:
         """Journal a call's observation (its own transaction)."""
         data = encode(observation, f"the observation of tool {call.action.tool!r}")
-        self.journal.write("obs", act, index, data=data)
+        self.journal.write("obs", ticket, index, data=data)
 
     # -- ending --------------------------------------------------------------------------------
 
     def finished(self, finish: AgentFinish) -> None:
         """The run is done: save its outputs."""
         output = dumps(finish.return_values)
-        self.store.update(self.thread_id, "finished", output=output)
+        self.store.update(self.thread_id, "finished", lease=self.lease, output=output)
 
     def pause(self, paused: Paused) -> AgentFinish:
         """Save the paused state; the finish whose values `invoke` returns."""
-        self.store.update(self.thread_id, "paused", pending=dumps(paused.pending))
+        self.store.update(self.thread_id, "paused", lease=self.lease, pending=dumps(paused.pending))
         values = {PAUSED_KEY: paused.pending, "thread_id": self.thread_id, "status": "paused"}
         return AgentFinish(values, "")
 
@@ -279,15 +288,47 @@ class DurableRun:
         if not self.started or isinstance(exc, GeneratorExit):
             return
         with contextlib.suppress(CheckpointError):
-            self.store.update(self.thread_id, "failed", error=f"{type(exc).__name__}: {exc}")
+            error = f"{type(exc).__name__}: {exc}"
+            self.store.update(self.thread_id, "failed", lease=self.lease, error=error)
 
     def close(self) -> None:
         """Stop journaling and give up the lease."""
         self.journal.closed = True
-        if self.leased:
+        if self.heartbeat is not None:
+            self.heartbeat.stop()
+            self.heartbeat = None
+        if self.lease is not None:
             with contextlib.suppress(CheckpointError):
-                self.store.release(self.thread_id, self.owner)
-            self.leased = False
+                self.store.release(self.lease)
+            self.lease = None
+
+
+class Heartbeat:
+    """Renews a lease that expires, every third of its time to live, until stopped.
+
+    A renewal that fails (the lease was taken over, or the store is unreachable) ends the
+    heartbeat; the run's next write is then refused by the store's fencing check.
+    """
+
+    def __init__(self, store: BaseCheckpointer, lease: Lease) -> None:
+        assert lease.expires is not None
+        every = max((lease.expires - time.time()) / 3, 0.01)
+        self._stopped = threading.Event()
+        thread = threading.Thread(
+            target=self._beat, args=(store, lease, every), name="actloop-lease", daemon=True
+        )
+        thread.start()
+
+    def _beat(self, store: BaseCheckpointer, lease: Lease, every: float) -> None:
+        while not self._stopped.wait(every):
+            try:
+                store.renew(lease)
+            except CheckpointError:
+                return
+
+    def stop(self) -> None:
+        """Stop renewing (the run is closing)."""
+        self._stopped.set()
 
 
 def check_resumable(record: RunRecord | None, thread_id: str, store: BaseCheckpointer) -> None:
@@ -298,100 +339,17 @@ def check_resumable(record: RunRecord | None, thread_id: str, store: BaseCheckpo
         raise CheckpointError(f"thread {thread_id!r} already finished; there is nothing to resume")
 
 
-class DurableSyncDriver(SyncDriver):
-    """SyncDriver that journals its run; see the module docstring."""
-
-    durable: DurableRun
-    _calls: list[ToolCall]
-
-    def events(self) -> Iterator[Event]:
-        """The run's events; a pause ends them with the pending-approvals finish."""
-        run = self.durable
-        try:
-            run.open()
-            for kind, value in super().events():
-                if kind == "finish":
-                    run.finished(value)
-                yield kind, value
-        except Paused as paused:
-            yield ("finish", run.pause(paused))
-        except BaseException as exc:
-            run.failed(exc)
-            raise
-        finally:
-            run.close()
-
-    def _act(self, calls: list[ToolCall]) -> list[Any] | ActTimeout:
-        self._calls = self.durable.gate(calls)
-        return super()._act(self._calls)
-
-    def _run_tool(self, call: ToolCall) -> Any:
-        act, index, found, observation = self.durable.before_call(call, self._calls)
-        if found:
-            return observation
-        observation = super()._run_tool(call)
-        self.durable.after_call(act, index, call, observation)
-        return observation
-
-
-class DurableAsyncDriver(AsyncDriver):
-    """AsyncDriver that journals its run (the SQLite writes are inline: microseconds each)."""
-
-    durable: DurableRun
-    _calls: list[ToolCall]
-
-    async def events(self) -> AsyncIterator[Event]:
-        """The run's events; a pause ends them with the pending-approvals finish."""
-        run = self.durable
-        try:
-            run.open()
-            async for kind, value in super().events():
-                if kind == "finish":
-                    run.finished(value)
-                yield kind, value
-        except Paused as paused:
-            yield ("finish", run.pause(paused))
-        except BaseException as exc:
-            run.failed(exc)
-            raise
-        finally:
-            run.close()
-
-    async def _act(self, calls: list[ToolCall]) -> list[Any] | ActTimeout:
-        self._calls = self.durable.gate(calls)
-        return await super()._act(self._calls)
-
-    async def _run_tool(self, call: ToolCall) -> Any:
-        act, index, found, observation = self.durable.before_call(call, self._calls)
-        if found:
-            return observation
-        observation = await super()._run_tool(call)
-        self.durable.after_call(act, index, call, observation)
-        return observation
-
-
-def durable_driver(
-    executor: AgentExecutor,
-    cls: type[SyncDriver] | type[AsyncDriver],
-    state: LoopState,
-    run: RunManager | None,
-    config: RunnableConfig,
-    emit: bool,
-) -> DurableSyncDriver | DurableAsyncDriver:
-    """A journaling driver for `executor`'s run under `config["configurable"]["thread_id"]`."""
+def durable_run(
+    store: BaseCheckpointer, run: AgentRun, config: RunnableConfig
+) -> tuple[DurableRun, RunnableConfig]:
+    """The journaling hooks of `run` under `config["configurable"]["thread_id"]`, and the config
+    its tools see (without `resume()`'s private request)."""
     configurable = dict(config.get("configurable") or {})
     thread_id = str(configurable["thread_id"])
     request: Request | None = configurable.pop(RESUME_KEY, None)
-    config = {**config, "configurable": configurable}
-    settings = executor._settings()  # pyright: ignore[reportPrivateUsage]
-    durable_cls = DurableSyncDriver if issubclass(cls, SyncDriver) else DurableAsyncDriver
-    driver = durable_cls(executor.agent, settings, state, run, config, executor.verbose, emit)
-    core = JournalCore(settings, state, Clock())
-    driver.core = core
-    store = executor.checkpointer
-    assert store is not None
-    driver.durable = DurableRun(store, thread_id, core, fingerprint(settings), request)
-    return driver
+    config = cast(RunnableConfig, {**config, "configurable": configurable})
+    core = JournalCore(run.settings, run.state, Clock(), config.get("max_concurrency"))
+    return DurableRun(store, thread_id, core, fingerprint(run.settings), request), config
 
 
 def resume_request(

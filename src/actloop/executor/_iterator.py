@@ -11,9 +11,11 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from actloop.agents import AgentAction
+from actloop.callbacks import Callbacks
 from actloop.callbacks._manager import RunManager
 from actloop.executor._drivers import AsyncDriver, SyncDriver
 from actloop.executor._loop import LoopState
+from actloop.executor._run import AgentRun
 from actloop.runnables._compose import AddableDict
 from actloop.runnables._config import RunnableConfig, ensure_config
 
@@ -30,7 +32,7 @@ class AgentExecutorIterator:
         self,
         agent_executor: AgentExecutor,
         inputs: Any,
-        callbacks: Any = None,
+        callbacks: Callbacks = None,
         *,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
@@ -79,7 +81,7 @@ class AgentExecutorIterator:
         """Seconds the run has used so far."""
         return self._state.elapsed
 
-    def _chunk(self, kind: str, value: Any) -> AddableDict | None:
+    def _chunk(self, run: AgentRun, kind: str, value: Any) -> AddableDict | None:
         if kind == "action":
             return (
                 AddableDict(actions=[value], messages=value.messages)
@@ -92,7 +94,7 @@ class AgentExecutorIterator:
             )
         if kind == "iteration":
             return None if self.yield_actions else AddableDict(intermediate_step=list(value))
-        outputs = self.agent_executor._outputs(value, self._state.steps)  # pyright: ignore[reportPrivateUsage]
+        outputs = run.outputs(value)
         outputs["messages"] = value.messages
         return AddableDict(outputs)
 
@@ -101,48 +103,50 @@ class AgentExecutorIterator:
             chunk["__run"] = {"run_id": run.run_id}
         return chunk
 
-    def __iter__(self) -> Iterator[AddableDict]:
+    def _start(self) -> AgentRun:
         self.reset()
-        executor = self.agent_executor
-        run = executor._open_run(self.config, self.inputs, iterating=True)  # pyright: ignore[reportPrivateUsage]
-        driver = executor._driver(SyncDriver, self.inputs, run, self.config, self._state)  # pyright: ignore[reportPrivateUsage]
+        return AgentRun(
+            self.agent_executor, self.inputs, self.config, state=self._state, iterating=True
+        )
+
+    def __iter__(self) -> Iterator[AddableDict]:
+        run = self._start()
+        manager = run.manager
         try:
-            if run is not None:
-                run.flush()
-            for kind, value in driver.events():
-                chunk = self._chunk(kind, value)
+            if manager is not None:
+                manager.flush()
+            for kind, value in run.events(run.driver(SyncDriver, emit=True)):
+                chunk = self._chunk(run, kind, value)
                 if chunk is None:
                     continue
-                if run is not None:
+                if manager is not None:
                     if kind == "finish":
-                        run.fire("on_chain_end", dict(chunk))
-                    run.fire("_on_stream", chunk)
-                yield self._with_run_info(chunk, run)
+                        manager.fire("on_chain_end", dict(chunk))
+                    manager.fire("_on_stream", chunk)
+                yield self._with_run_info(chunk, manager)
         except BaseException as exc:
-            executor._failed(exc, driver)  # pyright: ignore[reportPrivateUsage]
-            if run is not None and not isinstance(exc, GeneratorExit):
-                run.fire("on_chain_error", exc)
+            run.failed(exc)
+            if manager is not None and not isinstance(exc, GeneratorExit):
+                manager.fire("on_chain_error", exc)
             raise
 
     async def __aiter__(self) -> AsyncIterator[AddableDict]:
-        self.reset()
-        executor = self.agent_executor
-        run = executor._open_run(self.config, self.inputs, iterating=True)  # pyright: ignore[reportPrivateUsage]
-        driver = executor._driver(AsyncDriver, self.inputs, run, self.config, self._state)  # pyright: ignore[reportPrivateUsage]
+        run = self._start()
+        manager = run.manager
         try:
-            if run is not None:
-                await run.aflush()
-            async for kind, value in driver.events():
-                chunk = self._chunk(kind, value)
+            if manager is not None:
+                await manager.aflush()
+            async for kind, value in run.aevents(run.driver(AsyncDriver, emit=True)):
+                chunk = self._chunk(run, kind, value)
                 if chunk is None:
                     continue
-                if run is not None:
+                if manager is not None:
                     if kind == "finish":
-                        await run.afire("on_chain_end", dict(chunk))
-                    await run.afire("_on_stream", chunk)
-                yield self._with_run_info(chunk, run)
+                        await manager.afire("on_chain_end", dict(chunk))
+                    await manager.afire("_on_stream", chunk)
+                yield self._with_run_info(chunk, manager)
         except BaseException as exc:
-            executor._failed(exc, driver)  # pyright: ignore[reportPrivateUsage]
-            if run is not None and not isinstance(exc, GeneratorExit):
-                await run.afire("on_chain_error", exc)
+            run.failed(exc)
+            if manager is not None and not isinstance(exc, GeneratorExit):
+                await manager.afire("on_chain_error", exc)
             raise

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple, cast
 
-from actloop.checkpoint import BaseCheckpointer, JournalEntry
+from actloop.checkpoint import BaseCheckpointer, JournalEntry, Lease
 from actloop.exceptions import CheckpointError, OutputParserException
 from actloop.executor._loop import Act, ActTimeout, Done, LoopCore, LoopSettings, LoopState, Stop
 from actloop.serialization import dumps, loads
@@ -166,6 +166,8 @@ class Journal:
 
     def __init__(self, store: BaseCheckpointer, thread_id: str, clock: Clock) -> None:
         self.store, self.thread_id, self.clock = store, thread_id, clock
+        self.lease: Lease | None = None
+        """The run's lease: every entry is written under it (a taken-over run is refused)."""
         self.seq = 0
         self.act = 0
         self.act_elapsed = 0.0
@@ -189,7 +191,7 @@ class Journal:
             if self.closed or (act is not None and act != self.act):
                 return elapsed  # a call abandoned at a deadline finished late: not part of the run
             entry = JournalEntry(self.seq, kind, act, call, elapsed, data)
-            self.store.append(self.thread_id, entry)
+            self.store.append(self.thread_id, entry, lease=self.lease)
             self.seq += 1
             if act is not None:
                 self.act_elapsed = max(self.act_elapsed, elapsed)
@@ -199,8 +201,14 @@ class Journal:
 class JournalCore(LoopCore):
     """The loop core, plus a step counter; when live, every result it accepts is journaled."""
 
-    def __init__(self, settings: LoopSettings, state: LoopState, clock: Clock) -> None:
-        super().__init__(settings, state, clock)
+    def __init__(
+        self,
+        settings: LoopSettings,
+        state: LoopState,
+        clock: Clock,
+        max_concurrency: int | None = None,
+    ) -> None:
+        super().__init__(settings, state, clock, max_concurrency)
         self.clock = clock
         self.journal: Journal | None = None
         self.act = 0

@@ -7,12 +7,15 @@ report what happened:
                             OutputParserException it raised
     Act(calls, announce) -> one observation per call, in call order (`ActTimeout` if the
                             deadline passed first, with the observations that did finish)
-    Stop(method)         -> the AgentFinish of `agent.return_stopped_response(method, ...)`
+    Stop(method, generate) -> the AgentFinish of `agent.return_stopped_response(method, ...)`
     Done(finish)         -> nothing: the run is over
 
-All stop rules, parse-error handling, invalid tools, return_direct and trimming live here.
-`LoopState` is plain data (inputs, steps, counters, phase), so a durable driver can save it
-between effects and restore it.
+Every loop rule lives here, once: stop rules, parse-error handling, invalid tools, return_direct,
+trimming, which events a step emits (`announced`, `stepped`), when `on_agent_action` fires
+(`fires_action`), how many calls run at once (`window`) and what a tool failure does (`failed`).
+The core imports only the data layer and exceptions: the tools it hands out for invalid calls and
+parse errors come in `LoopSettings`. `LoopState` is plain data (inputs, steps, counters, phase),
+so a durable run can save it between effects and restore it.
 """
 
 from __future__ import annotations
@@ -21,15 +24,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, final
 
-from actloop.agents import AgentAction, AgentFinish
-from actloop.callbacks import get_color_mapping
-from actloop.exceptions import OutputParserException
-from actloop.tools import ExceptionTool, InvalidTool
+from actloop.agents import AgentAction, AgentFinish, AgentStep
+from actloop.exceptions import OutputParserException, attach_steps
 
 __all__ = [
     "Act",
     "ActTimeout",
     "Done",
+    "Event",
     "LoopCore",
     "LoopSettings",
     "LoopState",
@@ -50,6 +52,12 @@ class LoopSettings:
 
     tools: dict[str, Any]
     """Tools by name, in the executor's order."""
+    invalid_tool: Any
+    """The tool that answers a call to an unknown tool (`InvalidTool`)."""
+    exception_tool: Any
+    """The tool that returns a parse error's observation (`ExceptionTool`)."""
+    colors: dict[str, str]
+    """Each tool's colour for verbose output."""
     max_iterations: int | None = 15
     max_execution_time: float | None = None
     early_stopping_method: str = "force"
@@ -59,16 +67,11 @@ class LoopSettings:
     """Key of the output that a return_direct tool fills (first of the agent's return_values)."""
     tool_run_kwargs: dict[str, Any] = field(default_factory=lambda: {})
     """The agent's `tool_run_logging_kwargs()`."""
-    colors: dict[str, str] = field(default_factory=lambda: {})
-    """Each tool's colour for verbose output."""
 
     run_kwargs: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
     """Per tool, the extra keywords of its runs (colour, prefixes); computed once per run."""
 
     def __post_init__(self) -> None:
-        if not self.colors:
-            colors = get_color_mapping(list(self.tools), excluded_colors=["green", "red"])
-            object.__setattr__(self, "colors", colors)
         for name, tool in self.tools.items():
             kwargs = {**self.tool_run_kwargs, "color": self.colors[name]}
             if tool.return_direct:
@@ -103,6 +106,8 @@ class ToolCall(NamedTuple):
     tool: Any
     tool_input: Any
     run_kwargs: dict[str, Any]
+    parse_error: bool = False
+    """True for the `_Exception` call of a parse-error step."""
 
 
 # Effects are final: drivers dispatch on `type(effect) is ...`, which then narrows the rest.
@@ -126,6 +131,9 @@ class Stop(NamedTuple):
     """A limit was reached: get the agent's stopped response for this method."""
 
     method: str
+    generate: bool
+    """True when the response is one more model call (`"generate"`): it gets the run's callbacks,
+    and the async path awaits `areturn_stopped_response`; `"force"` is a plain sync call."""
 
 
 @final
@@ -142,18 +150,28 @@ class ActTimeout(NamedTuple):
 
 
 Effect = Plan | Act | Stop | Done
+Event = tuple[str, Any]
+"""What a run reports as it goes: `("action", AgentAction)` before a step's tools run,
+`("step", AgentStep)` after, `("iteration", [(action, observation), ...])` when the loop goes on
+after a step, `("finish", AgentFinish)` last."""
 
 
 class LoopCore:
     """Decides the next effect from the state; see the module docstring for the protocol."""
 
     def __init__(
-        self, settings: LoopSettings, state: LoopState, clock: Callable[[], float]
+        self,
+        settings: LoopSettings,
+        state: LoopState,
+        clock: Callable[[], float],
+        max_concurrency: int | None = None,
     ) -> None:
         self.settings = settings
         self.state = state
         self._clock = clock
         self._started = clock() - state.elapsed
+        self.max_concurrency = max_concurrency
+        """The run config's `max_concurrency`: at most this many tool calls run at once."""
 
     # -- limits --------------------------------------------------------------------------------
 
@@ -184,7 +202,8 @@ class LoopCore:
         if state.phase == "act":
             return Act([self._call(a) for a in state.pending], state.announce)
         if state.phase == "stop":
-            return Stop(self.settings.early_stopping_method)
+            method = self.settings.early_stopping_method
+            return Stop(method, method == "generate")
         assert state.finish is not None
         return Done(state.finish)
 
@@ -204,6 +223,39 @@ class LoopCore:
         """The deadline passed while the driver waited on a Plan: stop now."""
         self.state.elapsed = self.elapsed()
         self.state.phase = "stop"
+
+    # -- what drivers report and how they run a step ------------------------------------------
+
+    def announced(self, effect: Act) -> list[Event]:
+        """The events before a step's tools run: one per action, none for a parse-error step."""
+        return [("action", call.action) for call in effect.calls] if effect.announce else []
+
+    def stepped(self, before: int) -> list[Event]:
+        """The events after a step: each new step, then `iteration` if the loop goes on."""
+        steps = self.state.steps
+        events: list[Event] = [("step", AgentStep(a, o)) for a, o in steps[before:]]
+        if self.state.phase == "plan":
+            events.append(("iteration", steps[before:]))
+        return events
+
+    @staticmethod
+    def fires_action(call: ToolCall, is_async: bool) -> bool:
+        """Whether `on_agent_action` fires before this call: always on the sync path; the async
+        path fires none for a parse-error step (as LangChain's does)."""
+        return not (is_async and call.parse_error)
+
+    def window(self, count: int) -> int:
+        """How many of a step's `count` calls may run at once (`max_concurrency`, at least 1)."""
+        limit = self.max_concurrency
+        return count if limit is None or limit >= count else max(limit, 1)
+
+    def failed(
+        self, exc: BaseException, calls: Sequence[ToolCall], finished: dict[int, Any]
+    ) -> BaseException:
+        """A tool raised: the run ends with that error, carrying every step done so far plus the
+        calls of this step that finished (in call order). Returns the error, to raise."""
+        done = [(calls[i].action, finished[i]) for i in sorted(finished)]
+        return attach_steps(exc, [*self.state.steps, *done])
 
     # -- transitions ---------------------------------------------------------------------------
 
@@ -281,7 +333,7 @@ class LoopCore:
         settings = self.settings
         if action.tool == "_Exception" and not self.state.announce:
             kwargs = {**settings.tool_run_kwargs, "color": None}
-            return ToolCall(action, _EXCEPTION_TOOL.get(ExceptionTool), action.tool_input, kwargs)
+            return ToolCall(action, settings.exception_tool, action.tool_input, kwargs, True)
         tool = settings.tools.get(action.tool)
         if tool is None:
             payload = {
@@ -289,7 +341,7 @@ class LoopCore:
                 "available_tool_names": list(settings.tools),
             }
             kwargs = {**settings.tool_run_kwargs, "color": None}
-            return ToolCall(action, _INVALID_TOOL.get(InvalidTool), payload, kwargs)
+            return ToolCall(action, settings.invalid_tool, payload, kwargs)
         return ToolCall(action, tool, action.tool_input, settings.run_kwargs[action.tool])
 
     def _direct_return(self, action: AgentAction, observation: Any) -> AgentFinish | None:
@@ -297,19 +349,3 @@ class LoopCore:
         if tool is not None and tool.return_direct:
             return AgentFinish({self.settings.return_key: observation}, "")
         return None
-
-
-class _Lazy:
-    """One shared instance of a tool class, built on first use."""
-
-    def __init__(self) -> None:
-        self._instance: Any = None
-
-    def get(self, cls: Callable[[], Any]) -> Any:
-        if self._instance is None:
-            self._instance = cls()
-        return self._instance
-
-
-_EXCEPTION_TOOL = _Lazy()
-_INVALID_TOOL = _Lazy()

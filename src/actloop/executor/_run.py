@@ -1,0 +1,207 @@
+"""One run of an `AgentExecutor`: the seam the facade, the iterator and durable runs share.
+
+`AgentRun` gathers what a run needs from the executor's public fields (the loop settings,
+cached per executor; the callback run; the driver, with journaling hooks for a durable run) and
+offers the few things every caller does: open the run, turn the finish into outputs, attach the
+steps to an escaping exception. `events()` / `aevents()` wrap the driver's events with the
+durable run's bookkeeping (lease, record, pause, failure), so drivers never know about storage.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
+
+from actloop.agents import AgentAction, AgentFinish
+from actloop.callbacks import get_color_mapping
+from actloop.callbacks._manager import RunManager, configure
+from actloop.exceptions import attach_steps
+from actloop.executor._drivers import AsyncDriver, SyncDriver
+from actloop.executor._loop import Event, LoopCore, LoopSettings, LoopState
+from actloop.runnables._config import RunnableConfig
+from actloop.tools import ExceptionTool, InvalidTool
+
+if TYPE_CHECKING:
+    from actloop.executor._agent_executor import AgentExecutor
+    from actloop.executor._durable import DurableRun
+
+__all__ = ["AgentRun", "loop_settings"]
+
+_SETTINGS: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], LoopSettings]] = (
+    weakref.WeakKeyDictionary()
+)
+_SPECIAL_TOOLS: list[Any] = []
+
+
+def _special_tools() -> tuple[Any, Any]:
+    """The shared InvalidTool and ExceptionTool instances, built on first use."""
+    if not _SPECIAL_TOOLS:
+        _SPECIAL_TOOLS.extend((InvalidTool(), ExceptionTool()))
+    return _SPECIAL_TOOLS[0], _SPECIAL_TOOLS[1]
+
+
+def _settings_key(executor: AgentExecutor) -> tuple[Any, ...]:
+    return (
+        id(executor.agent),
+        *map(id, executor.tools),
+        executor.max_iterations,
+        executor.max_execution_time,
+        executor.early_stopping_method,
+        executor.handle_parsing_errors,
+        executor.trim_intermediate_steps,
+    )
+
+
+def loop_settings(executor: AgentExecutor) -> LoopSettings:
+    """The loop's settings for `executor`, built once and reused until a field it depends on
+    (agent, tools, limits, error handling, trimming) changes."""
+    key = _settings_key(executor)
+    cached = _SETTINGS.get(executor)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    values = executor.agent.return_values
+    names = [tool.name for tool in executor.tools]
+    invalid_tool, exception_tool = _special_tools()
+    settings = LoopSettings(
+        tools=dict(zip(names, executor.tools, strict=True)),
+        invalid_tool=invalid_tool,
+        exception_tool=exception_tool,
+        colors=get_color_mapping(names, excluded_colors=["green", "red"]),
+        max_iterations=executor.max_iterations,
+        max_execution_time=executor.max_execution_time,
+        early_stopping_method=executor.early_stopping_method,
+        handle_parsing_errors=executor.handle_parsing_errors,
+        trim_intermediate_steps=executor.trim_intermediate_steps,
+        return_key=values[0] if values else "output",
+        tool_run_kwargs=executor.agent.tool_run_logging_kwargs(),
+    )
+    _SETTINGS[executor] = (key, settings)
+    return settings
+
+
+def _open_callbacks(
+    executor: AgentExecutor, config: RunnableConfig, inputs: dict[str, Any], iterating: bool
+) -> RunManager | None:
+    """Start the executor's chain run. Like LangChain, `stream`/`iter` runs report
+    `name=run_name` (None unless given) and carry the executor's name in `serialized`."""
+    cm = configure(
+        config.get("callbacks"),
+        executor.callbacks,
+        verbose=executor.verbose,
+        tags=[*config.get("tags", ()), *executor.tags],
+        metadata={**executor.metadata, **config.get("metadata", {})},
+    )
+    if cm is None:
+        return None
+    if iterating:
+        serialized = {
+            "lc": 1,
+            "type": "not_implemented",
+            "name": executor.get_name(),
+            "id": ["langchain_classic", "agents", "agent", "AgentExecutor"],
+        }
+        name = config.get("run_name")
+    else:
+        serialized, name = None, config.get("run_name") or executor.get_name()
+    return cm.start("on_chain_start", serialized, inputs, run_id=config.get("run_id"), name=name)
+
+
+class AgentRun:
+    """One run: its settings, state, core, callback run and (for durable runs) journaling hooks."""
+
+    def __init__(
+        self,
+        executor: AgentExecutor,
+        inputs: dict[str, Any],
+        config: RunnableConfig,
+        *,
+        state: LoopState | None = None,
+        iterating: bool = False,
+    ) -> None:
+        self.executor = executor
+        self.inputs = inputs
+        self.settings = loop_settings(executor)
+        self.state = state if state is not None else LoopState(inputs)
+        self.manager = _open_callbacks(executor, config, inputs, iterating)
+        self.durable: DurableRun | None = None
+        configurable = config.get("configurable")
+        if executor.checkpointer is not None and configurable and "thread_id" in configurable:
+            from actloop.executor._durable import durable_run
+
+            self.durable, config = durable_run(executor.checkpointer, self, config)
+            self.core: LoopCore = self.durable.core
+        else:
+            limit = config.get("max_concurrency")
+            self.core = LoopCore(self.settings, self.state, time.monotonic, limit)
+        self.config = config
+
+    def driver(self, cls: type[SyncDriver] | type[AsyncDriver], *, emit: bool) -> Any:
+        """A driver of this run's core; `emit=False` when only the finish matters (invoke)."""
+        executor = self.executor
+        return cls(executor.agent, self.core, self.manager, self.config, executor.verbose, emit)
+
+    def outputs(self, finish: AgentFinish) -> dict[str, Any]:
+        """The run's outputs: a new dict (the agent's AgentFinish is never mutated)."""
+        outputs = dict(finish.return_values)
+        if self.executor.return_intermediate_steps:
+            outputs["intermediate_steps"] = list(self.state.steps)
+        return outputs
+
+    @property
+    def steps(self) -> list[tuple[AgentAction, Any]]:
+        """Steps finished so far."""
+        return self.state.steps
+
+    def failed(self, exc: BaseException) -> None:
+        """An exception escapes the run: it carries the steps finished so far."""
+        if not hasattr(exc, "intermediate_steps"):
+            attach_steps(exc, self.state.steps)
+
+    def events(self, driver: SyncDriver) -> Iterator[Event]:
+        """The driver's events; a durable run journals them and may end paused."""
+        durable = self.durable
+        if durable is None:
+            yield from driver.events()
+            return
+        from actloop.executor._durable import Paused
+
+        driver.hooks = durable
+        try:
+            durable.open()
+            for kind, value in driver.events():
+                if kind == "finish":
+                    durable.finished(value)
+                yield kind, value
+        except Paused as paused:
+            yield ("finish", durable.pause(paused))
+        except BaseException as exc:
+            durable.failed(exc)
+            raise
+        finally:
+            durable.close()
+
+    async def aevents(self, driver: AsyncDriver) -> AsyncIterator[Event]:
+        """Async twin of `events`."""
+        durable = self.durable
+        if durable is None:
+            async for event in driver.events():
+                yield event
+            return
+        from actloop.executor._durable import Paused
+
+        driver.hooks = durable
+        try:
+            durable.open()
+            async for kind, value in driver.events():
+                if kind == "finish":
+                    durable.finished(value)
+                yield kind, value
+        except Paused as paused:
+            yield ("finish", durable.pause(paused))
+        except BaseException as exc:
+            durable.failed(exc)
+            raise
+        finally:
+            durable.close()
