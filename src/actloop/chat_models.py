@@ -11,7 +11,7 @@ fired only when a handler is attached.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from actloop.callbacks._manager import RunManager, configure
 from actloop.messages import (
@@ -26,6 +26,10 @@ from actloop.messages import (
 from actloop.outputs import ChatGeneration, ChatGenerationChunk, LLMResult
 from actloop.runnables._base import Runnable, add_chunks
 from actloop.runnables._config import RunnableConfig, ensure_config
+
+if TYPE_CHECKING:
+    from actloop.callbacks import Callbacks
+    from actloop.tools._openai import ToolLike
 
 __all__ = [
     "BaseChatModel",
@@ -142,7 +146,7 @@ def _closing_chunk(last: AIMessageChunk | None) -> AIMessageChunk | None:
 class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
     """A chat model: messages in, an `AIMessage` out; streams `AIMessageChunk`s."""
 
-    callbacks: Any = None
+    callbacks: Callbacks = None
     """Handlers for this model's runs only (a list or a manager)."""
     tags: list[str] | None = None
     metadata: dict[str, Any] | None = None
@@ -153,7 +157,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
     def __init__(
         self,
         *,
-        callbacks: Any = None,
+        callbacks: Callbacks = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
         verbose: bool = False,
@@ -344,7 +348,11 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             yield out
 
     def bind_tools(
-        self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any
+        self,
+        tools: Sequence[ToolLike],
+        *,
+        tool_choice: dict[str, Any] | str | bool | None = None,
+        **kwargs: Any,
     ) -> Runnable[LanguageModelInput, AIMessage]:
         """This model with `tools` (as OpenAI tool schemas) passed to every call."""
         from actloop.tools import convert_to_openai_tool

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from actloop.agents import AgentAction, ToolAgentAction
-from actloop.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from actloop.messages import AIMessage, BaseMessage, HumanMessage, ToolCall, ToolMessage
 
 __all__ = [
     "IncrementalToolMessages",
@@ -23,6 +23,7 @@ __all__ = [
 ]
 
 Steps = Sequence[tuple[AgentAction, Any]]
+_Key = tuple[type[BaseMessage], str | None, str | None, str | None]
 T = TypeVar("T")
 
 
@@ -73,10 +74,10 @@ def _tool_message(action: ToolAgentAction, observation: Any) -> ToolMessage:
     )
 
 
-def _key(message: BaseMessage) -> tuple[Any, ...]:
+def _key(message: BaseMessage) -> _Key:
     """Equal messages have equal keys: buckets for de-duplication without O(n^2) comparisons."""
     content = message.content
-    calls: list[Any] | None = getattr(message, "tool_calls", None)
+    calls: list[ToolCall] | None = getattr(message, "tool_calls", None)
     return (
         type(message),
         content if isinstance(content, str) else None,
@@ -96,8 +97,8 @@ class _ToolMessageLog:
 
     def __init__(self) -> None:
         self.messages: list[BaseMessage] = []
-        self.seen: dict[tuple[Any, ...], list[BaseMessage]] = {}
-        self.steps: list[Any] = []
+        self.seen: dict[_Key, list[BaseMessage]] = {}
+        self.steps: list[tuple[AgentAction, Any]] = []
         """The step tuples formatted so far (kept to recognise the same run's next call)."""
 
     def extend(self, steps: Steps) -> None:
@@ -105,14 +106,14 @@ class _ToolMessageLog:
             self._add(*step)
             self.steps.append(step)
 
-    def _add(self, action: Any, observation: Any) -> None:
+    def _add(self, action: AgentAction, observation: Any) -> None:
         seen, messages = self.seen, self.messages
         if not isinstance(action, ToolAgentAction):
             plain = AIMessage(action.log)  # added unchecked, but later ones are checked against it
             seen.setdefault(_key(plain), []).append(plain)
             messages.append(plain)
             return
-        new: list[tuple[tuple[Any, ...], BaseMessage]] = []
+        new: list[tuple[_Key, BaseMessage]] = []
         for message in (*action.message_log, _tool_message(action, observation)):
             key = _key(message)
             if not any(m is message or m == message for m in seen.get(key, ())):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from actloop.messages import AIMessageChunk, BaseMessage
 
 __all__ = ["ChatGeneration", "ChatGenerationChunk", "LLMResult"]
 
@@ -11,8 +14,10 @@ class ChatGeneration:
     """One chat model reply: the message and its text."""
 
     __slots__ = ("generation_info", "message")
+    message: BaseMessage
+    generation_info: dict[str, Any] | None
 
-    def __init__(self, message: Any, generation_info: dict[str, Any] | None = None) -> None:
+    def __init__(self, message: BaseMessage, generation_info: dict[str, Any] | None = None) -> None:
         self.message = message
         self.generation_info = generation_info
 
@@ -38,6 +43,7 @@ class ChatGenerationChunk(ChatGeneration):
     """A streamed piece of a chat reply; `+` merges the message chunks."""
 
     __slots__ = ()
+    message: AIMessageChunk  # pyright: ignore[reportIncompatibleVariableOverride]  # chunks only
 
     def __add__(self, other: ChatGenerationChunk) -> ChatGenerationChunk:
         info = {**(self.generation_info or {}), **(other.generation_info or {})} or None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from actloop.agents import AgentAction, AgentFinish, ToolAgentAction
 from actloop.exceptions import OutputParserException
@@ -25,6 +25,9 @@ from actloop.outputs import ChatGeneration
 from actloop.prompts import ChatPromptTemplate
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
+
+if TYPE_CHECKING:
+    from actloop.tools._openai import ToolLike
 
 __all__ = [
     "MessageFormatter",
@@ -115,7 +118,7 @@ def _per_agent(formatter: MessageFormatter) -> MessageFormatter:
 
 def create_tool_calling_agent(
     llm: Runnable[Any, Any],
-    tools: Sequence[Any],
+    tools: Sequence[ToolLike],
     prompt: ChatPromptTemplate,
     *,
     message_formatter: MessageFormatter = format_to_tool_messages,

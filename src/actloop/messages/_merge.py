@@ -2,9 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, cast
 
+from typing_extensions import NotRequired, TypedDict
+
+__all__ = [
+    "Content",
+    "UsageMetadata",
+    "add_usage",
+    "merge_content",
+    "merge_dicts",
+    "merge_lists",
+    "normalize_usage",
+]
+
 Content = str | list[str | dict[str, Any]]
+
+
+class UsageMetadata(TypedDict):
+    """Token counts for one model reply."""
+
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+    input_token_details: NotRequired[dict[str, int]]
+    output_token_details: NotRequired[dict[str, int]]
+
 
 _USAGE_KEYS = (
     "input_tokens",
@@ -13,10 +37,10 @@ _USAGE_KEYS = (
     "input_token_details",
     "output_token_details",
 )
-_DETAIL_KEYS = {
-    "input_token_details": ("audio", "cache_creation", "cache_read"),
-    "output_token_details": ("audio", "reasoning"),
-}
+_DETAIL_KEYS = (
+    ("input_token_details", ("audio", "cache_creation", "cache_read")),
+    ("output_token_details", ("audio", "reasoning")),
+)
 
 
 def merge_content(first: Content, *others: Content) -> Content:
@@ -123,16 +147,19 @@ def _strip_type(left: dict[str, Any], element: dict[str, Any]) -> dict[str, Any]
     return {k: v for k, v in element.items() if k != "type"} if "type" in element else element
 
 
-def add_usage(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+def add_usage(left: UsageMetadata | None, right: UsageMetadata | None) -> UsageMetadata:
     """Sum two usage-metadata dicts, nested token details included."""
-    if not (left or right):
-        return {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
-    if not (left and right):
-        return normalize_usage(cast("dict[str, Any]", left or right))
-    return normalize_usage(_sum_ints(left, right, 0))
+    if left and right:
+        # the key-wise sum of two usage dicts has the same keys, so it is one too
+        return normalize_usage(cast("UsageMetadata", _sum_ints(left, right, 0)))
+    if left:
+        return normalize_usage(left)
+    if right:
+        return normalize_usage(right)
+    return {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
 
 
-def _sum_ints(left: dict[str, Any], right: dict[str, Any], depth: int) -> dict[str, Any]:
+def _sum_ints(left: Mapping[str, Any], right: Mapping[str, Any], depth: int) -> dict[str, Any]:
     if depth >= 100:
         msg = "max_depth=100 exceeded, unable to combine dicts."
         raise ValueError(msg)
@@ -150,17 +177,17 @@ def _sum_ints(left: dict[str, Any], right: dict[str, Any], depth: int) -> dict[s
     return combined
 
 
-def normalize_usage(usage: dict[str, Any]) -> dict[str, Any]:
+def normalize_usage(usage: UsageMetadata) -> UsageMetadata:
     """Order usage keys as langchain-core's typed dict does (known keys first, extras after)."""
     result = _ordered(usage, _USAGE_KEYS)
-    for key, known in _DETAIL_KEYS.items():
-        details = result.get(key)
-        if isinstance(details, dict):
+    for key, known in _DETAIL_KEYS:
+        if key in result and isinstance(details := result[key], dict):
             result[key] = _ordered(details, known)  # pyright: ignore[reportUnknownArgumentType]
-    return result
+    # the same keys and values, reordered
+    return cast("UsageMetadata", result)
 
 
-def _ordered(data: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+def _ordered(data: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
     result = {k: data[k] for k in keys if k in data}
     if len(result) != len(data):
         result.update((k, v) for k, v in data.items() if k not in result)

@@ -11,10 +11,14 @@ from actloop.messages import (
     Content,
     FunctionMessage,
     HumanMessage,
+    InvalidToolCall,
     SystemMessage,
+    ToolCall,
     ToolMessage,
 )
 from actloop.messages import _tool_calls as _tc
+
+__all__ = ["from_openai", "to_openai"]
 
 _SKIPPED_BLOCKS = frozenset({"tool_use", "thinking", "reasoning_content"})
 _TOOL_CALL_KEYS = frozenset({"id", "type", "function"})
@@ -112,8 +116,8 @@ def _assistant(data: dict[str, Any], name: str | None, id_: str | None) -> AIMes
     extra: dict[str, Any] = {}
     if function_call := data.get("function_call"):
         extra["function_call"] = dict(function_call)
-    calls: list[dict[str, Any]] = []
-    invalid: list[dict[str, Any]] = []
+    calls: list[ToolCall] = []
+    invalid: list[InvalidToolCall] = []
     if raw_calls := data.get("tool_calls"):
         extra["tool_calls"] = raw_calls
         for raw in raw_calls:
@@ -126,14 +130,12 @@ def _assistant(data: dict[str, Any], name: str | None, id_: str | None) -> AIMes
         additional_kwargs=extra,
         name=name,
         id=id_,
-        tool_calls=calls,  # type: ignore[arg-type]
-        invalid_tool_calls=invalid,  # type: ignore[arg-type]
+        tool_calls=calls,
+        invalid_tool_calls=invalid,
     )
 
 
-def _parse_call(
-    raw: dict[str, Any], calls: list[dict[str, Any]], invalid: list[dict[str, Any]]
-) -> None:
+def _parse_call(raw: dict[str, Any], calls: list[ToolCall], invalid: list[InvalidToolCall]) -> None:
     function = raw["function"]
     arguments = function.get("arguments")
     try:

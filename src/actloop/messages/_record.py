@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+__all__ = ["ALWAYS_HIDE", "Record"]
+
 ALWAYS_HIDE: Any = object()
 """Marker in `_repr_defaults`: never show this field in the repr."""
 

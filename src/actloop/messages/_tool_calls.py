@@ -1,4 +1,4 @@
-"""Tool-call dicts in langchain-core's shapes: normalized, parsed from OpenAI calls and chunks."""
+"""Typed tool-call dicts in langchain-core's shapes, normalized and parsed from OpenAI calls."""
 
 from __future__ import annotations
 
@@ -6,12 +6,62 @@ import json
 from bisect import bisect_right
 from collections.abc import Iterable
 from itertools import accumulate
-from typing import Any
+from typing import Any, Literal, cast
 
-_INVALID_EXTRA_KEYS = ("index", "extras")
+from typing_extensions import NotRequired, TypedDict
+
+__all__ = [
+    "InvalidToolCall",
+    "ToolCall",
+    "ToolCallChunk",
+    "calls_from_chunks",
+    "chunks_from_calls",
+    "invalid_tool_call",
+    "normalize_chunks",
+    "normalize_invalid_tool_calls",
+    "normalize_tool_calls",
+    "parse_openai_tool_calls",
+    "parse_openai_tool_chunks",
+    "parse_partial_json",
+    "tool_call",
+    "tool_call_chunk",
+]
 
 
-def tool_call(name: str, args: dict[str, Any], id: str | None) -> dict[str, Any]:
+class ToolCall(TypedDict):
+    """A model's request to call a tool: `{"name", "args", "id", "type": "tool_call"}`."""
+
+    name: str
+    args: dict[str, Any]
+    id: str | None
+    type: NotRequired[Literal["tool_call"]]
+
+
+class InvalidToolCall(TypedDict):
+    """A tool call whose arguments are not valid JSON (kept as the raw string)."""
+
+    type: NotRequired[Literal["invalid_tool_call"]]
+    id: str | None
+    name: str | None
+    args: str | None
+    error: str | None
+    index: NotRequired[int | str]
+    """Position in a streamed reply, kept when the caller gave one."""
+    extras: NotRequired[dict[str, Any]]
+    """Provider-specific fields, kept when the caller gave them."""
+
+
+class ToolCallChunk(TypedDict):
+    """A streamed fragment of a tool call; fragments with the same `index` merge."""
+
+    name: str | None
+    args: str | None
+    id: str | None
+    index: int | None
+    type: NotRequired[Literal["tool_call_chunk"]]
+
+
+def tool_call(name: str, args: dict[str, Any], id: str | None) -> ToolCall:
     """A complete tool call, keys in langchain-core's order."""
     return {"name": name, "args": args, "id": id, "type": "tool_call"}
 
@@ -21,7 +71,7 @@ def invalid_tool_call(
     args: str | None = None,
     id: str | None = None,
     error: str | None = None,
-) -> dict[str, Any]:
+) -> InvalidToolCall:
     """A tool call whose arguments could not be parsed."""
     return {"type": "invalid_tool_call", "id": id, "name": name, "args": args, "error": error}
 
@@ -31,27 +81,30 @@ def tool_call_chunk(
     args: str | None = None,
     id: str | None = None,
     index: int | None = None,
-) -> dict[str, Any]:
+) -> ToolCallChunk:
     """A streamed fragment of a tool call."""
     return {"name": name, "args": args, "id": id, "index": index, "type": "tool_call_chunk"}
 
 
-def normalize_tool_calls(calls: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def normalize_tool_calls(calls: Iterable[ToolCall]) -> list[ToolCall]:
     """Rebuild user-given tool calls in the stored shape (adds `type`)."""
     return [tool_call(c["name"], c["args"], c.get("id")) for c in calls]
 
 
-def normalize_invalid_tool_calls(calls: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def normalize_invalid_tool_calls(calls: Iterable[InvalidToolCall]) -> list[InvalidToolCall]:
     """Rebuild invalid tool calls in the stored shape, keeping `index`/`extras` if present."""
-    result: list[dict[str, Any]] = []
+    result: list[InvalidToolCall] = []
     for c in calls:
         item = invalid_tool_call(c.get("name"), c.get("args"), c.get("id"), c.get("error"))
-        item.update((k, c[k]) for k in _INVALID_EXTRA_KEYS if k in c)
+        if "index" in c:
+            item["index"] = c["index"]
+        if "extras" in c:
+            item["extras"] = c["extras"]
         result.append(item)
     return result
 
 
-def normalize_chunks(chunks: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def normalize_chunks(chunks: Iterable[ToolCallChunk]) -> list[ToolCallChunk]:
     """Rebuild tool-call chunks in the stored shape."""
     return [
         tool_call_chunk(c.get("name"), c.get("args"), c.get("id"), c.get("index")) for c in chunks
@@ -60,10 +113,10 @@ def normalize_chunks(chunks: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def parse_openai_tool_calls(
     raw_calls: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[ToolCall], list[InvalidToolCall]]:
     """Split OpenAI `tool_calls` (JSON-string arguments) into valid and invalid calls."""
-    calls: list[dict[str, Any]] = []
-    invalid: list[dict[str, Any]] = []
+    calls: list[ToolCall] = []
+    invalid: list[InvalidToolCall] = []
     for raw in raw_calls:
         if "function" not in raw:
             continue
@@ -79,9 +132,9 @@ def parse_openai_tool_calls(
     return calls, invalid
 
 
-def parse_openai_tool_chunks(raw_calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def parse_openai_tool_chunks(raw_calls: list[dict[str, Any]]) -> list[ToolCallChunk]:
     """Turn streamed OpenAI `tool_calls` deltas into tool-call chunks."""
-    chunks: list[dict[str, Any]] = []
+    chunks: list[ToolCallChunk] = []
     for raw in raw_calls:
         function = raw.get("function")
         name = function["name"] if function is not None else None
@@ -91,18 +144,19 @@ def parse_openai_tool_chunks(raw_calls: list[dict[str, Any]]) -> list[dict[str, 
 
 
 def calls_from_chunks(
-    chunks: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    chunks: list[ToolCallChunk],
+) -> tuple[list[ToolCall], list[InvalidToolCall]]:
     """Parse merged chunks into tool calls; unparseable arguments become invalid calls."""
-    calls: list[dict[str, Any]] = []
-    invalid: list[dict[str, Any]] = []
+    calls: list[ToolCall] = []
+    invalid: list[InvalidToolCall] = []
     for chunk in chunks:
         try:
             args: Any = parse_partial_json(chunk["args"]) if chunk["args"] else {}
         except Exception:
             args = None
         if isinstance(args, dict):
-            calls.append(tool_call(chunk["name"] or "", args, chunk["id"]))  # pyright: ignore[reportUnknownArgumentType]
+            # a JSON object: its keys are strings
+            calls.append(tool_call(chunk["name"] or "", cast("dict[str, Any]", args), chunk["id"]))
         else:
             # langchain-core builds these after validation, so their keys keep this order
             invalid.append(
@@ -117,9 +171,7 @@ def calls_from_chunks(
     return calls, invalid
 
 
-def chunks_from_calls(
-    calls: list[dict[str, Any]], invalid: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
+def chunks_from_calls(calls: list[ToolCall], invalid: list[InvalidToolCall]) -> list[ToolCallChunk]:
     """Chunks standing for already-parsed calls (arguments re-encoded as JSON)."""
     chunks = [tool_call_chunk(c["name"], json.dumps(c["args"]), c["id"]) for c in calls]
     chunks.extend(tool_call_chunk(c["name"], c["args"], c["id"]) for c in invalid)

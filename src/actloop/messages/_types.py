@@ -5,12 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal, overload
 
-from typing_extensions import NotRequired, TypedDict
-
 from actloop.messages import _tool_calls as _tc
-from actloop.messages._merge import Content, add_usage, merge_content, merge_dicts, merge_lists
+from actloop.messages._merge import (
+    Content,
+    UsageMetadata,
+    add_usage,
+    merge_content,
+    merge_dicts,
+    merge_lists,
+)
 from actloop.messages._merge import normalize_usage as _normalize_usage
 from actloop.messages._record import ALWAYS_HIDE, Record
+from actloop.messages._tool_calls import InvalidToolCall, ToolCall, ToolCallChunk
 
 __all__ = [
     "AIMessage",
@@ -29,45 +35,6 @@ __all__ = [
     "message_from_openai",
     "message_to_openai",
 ]
-
-
-class ToolCall(TypedDict):
-    """A model's request to call a tool: `{"name", "args", "id", "type": "tool_call"}`."""
-
-    name: str
-    args: dict[str, Any]
-    id: str | None
-    type: NotRequired[Literal["tool_call"]]
-
-
-class InvalidToolCall(TypedDict):
-    """A tool call whose arguments are not valid JSON (kept as the raw string)."""
-
-    type: NotRequired[Literal["invalid_tool_call"]]
-    id: str | None
-    name: str | None
-    args: str | None
-    error: str | None
-
-
-class ToolCallChunk(TypedDict):
-    """A streamed fragment of a tool call; fragments with the same `index` merge."""
-
-    name: str | None
-    args: str | None
-    id: str | None
-    index: int | None
-    type: NotRequired[Literal["tool_call_chunk"]]
-
-
-class UsageMetadata(TypedDict):
-    """Token counts for one model reply."""
-
-    input_tokens: int
-    output_tokens: int
-    total_tokens: int
-    input_token_details: NotRequired[dict[str, int]]
-    output_token_details: NotRequired[dict[str, int]]
 
 
 _BASE_FIELDS = ("content", "additional_kwargs", "response_metadata", "name", "id")
@@ -245,17 +212,15 @@ class AIMessage(BaseMessage):
         if not tool_calls and not invalid_tool_calls and additional_kwargs:
             raw = additional_kwargs.get("tool_calls")
             if raw and not isinstance(self, AIMessageChunk):
-                tool_calls, invalid_tool_calls = _parse_raw(raw)  # type: ignore[assignment]
-        self.tool_calls = _tc.normalize_tool_calls(tool_calls) if tool_calls else []  # type: ignore[arg-type,assignment]
+                tool_calls, invalid_tool_calls = _parse_raw(raw)
+        self.tool_calls = _tc.normalize_tool_calls(tool_calls) if tool_calls else []
         self.invalid_tool_calls = (
-            _tc.normalize_invalid_tool_calls(invalid_tool_calls) if invalid_tool_calls else []  # type: ignore[arg-type,assignment]
+            _tc.normalize_invalid_tool_calls(invalid_tool_calls) if invalid_tool_calls else []
         )
-        self.usage_metadata = (
-            None if usage_metadata is None else _normalize_usage(usage_metadata)  # type: ignore[arg-type,assignment]
-        )
+        self.usage_metadata = None if usage_metadata is None else _normalize_usage(usage_metadata)
 
 
-def _parse_raw(raw: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _parse_raw(raw: Any) -> tuple[list[ToolCall], list[InvalidToolCall]]:
     """OpenAI-style `additional_kwargs["tool_calls"]`, parsed best-effort."""
     try:
         return _tc.parse_openai_tool_calls(raw)
@@ -295,25 +260,23 @@ class AIMessageChunk(AIMessage):
         self.response_metadata = {} if response_metadata is None else response_metadata
         self.name = name
         self.id = id if id is None or isinstance(id, str) else str(id)  # pyright: ignore[reportUnnecessaryIsInstance]
-        self.usage_metadata = (
-            None if usage_metadata is None else _normalize_usage(usage_metadata)  # type: ignore[arg-type,assignment]
-        )
+        self.usage_metadata = None if usage_metadata is None else _normalize_usage(usage_metadata)
         self.chunk_position = chunk_position
         if not (tool_call_chunks or tool_calls or invalid_tool_calls):
             raw = additional_kwargs.get("tool_calls") if additional_kwargs else None
             if not raw:
                 self.tool_calls, self.invalid_tool_calls, self.tool_call_chunks = [], [], []
                 return
-            tool_call_chunks = _parse_raw_chunks(raw)  # type: ignore[assignment]
+            tool_call_chunks = _parse_raw_chunks(raw)
         if tool_call_chunks:
-            chunks = _tc.normalize_chunks(tool_call_chunks)  # type: ignore[arg-type]
-            self.tool_call_chunks = chunks  # type: ignore[assignment]
-            self.tool_calls, self.invalid_tool_calls = _tc.calls_from_chunks(chunks)  # type: ignore[assignment]
+            chunks = _tc.normalize_chunks(tool_call_chunks)
+            self.tool_call_chunks = chunks
+            self.tool_calls, self.invalid_tool_calls = _tc.calls_from_chunks(chunks)
             return
-        calls = _tc.normalize_tool_calls(tool_calls) if tool_calls else []  # type: ignore[arg-type]
-        invalid = _tc.normalize_invalid_tool_calls(invalid_tool_calls) if invalid_tool_calls else []  # type: ignore[arg-type]
-        self.tool_calls, self.invalid_tool_calls = calls, invalid  # type: ignore[assignment]
-        self.tool_call_chunks = _tc.chunks_from_calls(calls, invalid)  # type: ignore[assignment]
+        calls = _tc.normalize_tool_calls(tool_calls) if tool_calls else []
+        invalid = _tc.normalize_invalid_tool_calls(invalid_tool_calls) if invalid_tool_calls else []
+        self.tool_calls, self.invalid_tool_calls = calls, invalid
+        self.tool_call_chunks = _tc.chunks_from_calls(calls, invalid)
 
     def __add__(self, other: AIMessageChunk | Sequence[AIMessageChunk]) -> AIMessageChunk:
         if isinstance(other, AIMessageChunk):
@@ -326,7 +289,7 @@ class AIMessageChunk(AIMessage):
         raise TypeError(msg)
 
 
-def _parse_raw_chunks(raw: Any) -> list[dict[str, Any]]:
+def _parse_raw_chunks(raw: Any) -> list[ToolCallChunk]:
     try:
         return _tc.parse_openai_tool_chunks(raw)
     except Exception:
@@ -336,28 +299,28 @@ def _parse_raw_chunks(raw: Any) -> list[dict[str, Any]]:
 def _add_chunks(left: AIMessageChunk, others: Sequence[AIMessageChunk]) -> AIMessageChunk:
     """Merge chunks exactly as langchain-core's `add_ai_message_chunks` does."""
     raw_chunks = merge_lists(left.tool_call_chunks, *[o.tool_call_chunks for o in others])
-    usage: dict[str, Any] | None = None
+    usage: UsageMetadata | None = None
     if left.usage_metadata or [o for o in others if o.usage_metadata is not None]:
-        usage = left.usage_metadata  # type: ignore[assignment]
+        usage = left.usage_metadata
         for other in others:
-            usage = add_usage(usage, other.usage_metadata)  # type: ignore[arg-type]
+            usage = add_usage(usage, other.usage_metadata)
     last = left.chunk_position == "last" or "last" in [o.chunk_position for o in others]
     return type(left)(
         merge_content(left.content, *[o.content for o in others]),
         additional_kwargs=merge_dicts(
             left.additional_kwargs, *[o.additional_kwargs for o in others]
         ),
-        tool_call_chunks=_tc.normalize_chunks(raw_chunks) if raw_chunks else None,  # type: ignore[arg-type]
+        tool_call_chunks=_tc.normalize_chunks(raw_chunks) if raw_chunks else None,
         response_metadata=merge_dicts(
             left.response_metadata, *[o.response_metadata for o in others]
         ),
-        usage_metadata=usage,  # type: ignore[arg-type]
+        usage_metadata=usage,
         id=_best_id([left.id, *[o.id for o in others]]),
         chunk_position="last" if last else None,
     )
 
 
-def _best_id(ids: Any) -> str | None:
+def _best_id(ids: list[str | None]) -> str | None:
     """Prefer a provider id, then an `lc_run-` id, then any other `lc_` id."""
     best_rank, chosen = -1, None
     for id_ in ids:

@@ -16,7 +16,7 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from actloop.chat_models import BaseChatModel
 from actloop.messages import (
@@ -27,6 +27,12 @@ from actloop.messages import (
     message_to_openai,
 )
 from actloop.models._errors import MissingDependencyError, ModelError
+
+if TYPE_CHECKING:
+    from actloop.agents import AgentAction, AgentFinish
+    from actloop.prompts import ChatPromptTemplate
+    from actloop.runnables import Runnable
+    from actloop.tools import BaseTool
 
 __all__ = [
     "DEFAULT_MODEL_FILE",
@@ -241,7 +247,7 @@ _EXAMPLES = [  # (question, expression, result, answer): worked calculator traje
 ]
 
 
-def _tool_lines(tools: Sequence[Any]) -> str:
+def _tool_lines(tools: Sequence[BaseTool]) -> str:
     lines: list[str] = []
     for tool in tools:
         args = {name: f"<{name}>" for name in tool.args}
@@ -249,7 +255,7 @@ def _tool_lines(tools: Sequence[Any]) -> str:
     return "\n".join(lines)
 
 
-def local_agent_prompt(tools: Sequence[Any]) -> Any:
+def local_agent_prompt(tools: Sequence[BaseTool]) -> ChatPromptTemplate:
     """A JSON-agent prompt tuned for tiny models: short rules plus worked examples (few-shot)."""
     from actloop.messages import AIMessage as AI
     from actloop.messages import HumanMessage, SystemMessage
@@ -284,7 +290,9 @@ def local_agent_prompt(tools: Sequence[Any]) -> Any:
     )
 
 
-def local_json_agent(llm: Any, tools: Sequence[Any]) -> Any:
+def local_json_agent(
+    llm: Runnable[Any, Any], tools: Sequence[BaseTool]
+) -> Runnable[dict[str, Any], AgentAction | AgentFinish]:
     """The structured JSON agent with the local prompt and grammar-constrained replies."""
     from actloop.json_agent import create_structured_json_agent
 

@@ -12,7 +12,7 @@ import asyncio
 import os
 import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from actloop.chat_models import BaseChatModel, LanguageModelInput
 from actloop.exceptions import ConfigurationError
@@ -20,6 +20,9 @@ from actloop.messages import AIMessage, AIMessageChunk, BaseMessage, message_to_
 from actloop.models import _openai_wire as wire
 from actloop.models._errors import MissingDependencyError, ModelAPIError
 from actloop.runnables._base import Runnable
+
+if TYPE_CHECKING:
+    from actloop.tools._openai import ToolLike
 
 __all__ = ["ChatOpenAI"]
 
@@ -181,9 +184,9 @@ class ChatOpenAI(BaseChatModel):
 
     def bind_tools(
         self,
-        tools: Sequence[Any],
+        tools: Sequence[ToolLike],
         *,
-        tool_choice: Any = None,
+        tool_choice: dict[str, Any] | str | bool | None = None,
         strict: bool | None = None,
         parallel_tool_calls: bool | None = None,
         **kwargs: Any,
@@ -327,10 +330,10 @@ class ChatOpenAI(BaseChatModel):
             raise self._error(exc) from exc
 
 
-def _tool_choice(choice: Any, names: list[str]) -> Any:
+def _tool_choice(choice: dict[str, Any] | str | bool, names: list[str]) -> dict[str, Any] | str:
     """OpenAI's `tool_choice` for LangChain's spellings: a tool name, "any", True, or a dict."""
     if isinstance(choice, dict):
-        return choice  # pyright: ignore[reportUnknownVariableType]
+        return choice
     if choice is True:
         return "required"
     if isinstance(choice, str):

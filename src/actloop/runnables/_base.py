@@ -84,7 +84,7 @@ async def amerge_chunks(chunks: AsyncIterator[Any], empty: Any = None) -> Any:
 
 
 def _run_manager(
-    runnable: Runnable[Any, Any], config: RunnableConfig, payload: Any
+    runnable: Runnable[Any, Any], run_type: str | None, config: RunnableConfig, payload: Any
 ) -> RunManager | None:
     """Open a chain run for `runnable` if any handler listens, else None."""
     callbacks = config.get("callbacks")
@@ -93,7 +93,6 @@ def _run_manager(
     cm = configure(callbacks, tags=config.get("tags"), metadata=config.get("metadata"))
     if cm is None:
         return None
-    run_type = runnable._run_type  # pyright: ignore[reportPrivateUsage]
     extra: dict[str, Any] = {"run_type": run_type} if run_type else {}
     return cm.start(
         "on_chain_start",
@@ -162,7 +161,7 @@ class Runnable(Generic[Input, Output]):
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Run on one input."""
         config = ensure_config(config)
-        run = _run_manager(self, config, input)
+        run = _run_manager(self, self._run_type, config, input)
         if run is None:
             return self._invoke(input, config, **kwargs)
         run.flush()
@@ -179,7 +178,7 @@ class Runnable(Generic[Input, Output]):
     ) -> Output:
         """Run on one input (async)."""
         config = ensure_config(config)
-        run = _run_manager(self, config, input)
+        run = _run_manager(self, self._run_type, config, input)
         if run is None:
             return await self._ainvoke(input, config, **kwargs)
         await run.aflush()
@@ -270,7 +269,9 @@ class Runnable(Generic[Input, Output]):
             arg = _recording(arg, inputs)
             first = next(arg, _END)
             arg = itertools.chain(() if first is _END else (first,), arg)
-        run = _run_manager(self, config, {"input": ""} if payload is _STREAMED else payload)
+        run = _run_manager(
+            self, self._run_type, config, {"input": ""} if payload is _STREAMED else payload
+        )
         if run is None:
             yield from body(arg, config, **kwargs)
             return
@@ -303,7 +304,9 @@ class Runnable(Generic[Input, Output]):
             arg = _arecording(arg, inputs)
             first = await anext(arg, _END)
             arg = _aprepend(first, arg)
-        run = _run_manager(self, config, {"input": ""} if payload is _STREAMED else payload)
+        run = _run_manager(
+            self, self._run_type, config, {"input": ""} if payload is _STREAMED else payload
+        )
         if run is None:
             async for chunk in body(arg, config, **kwargs):
                 yield chunk

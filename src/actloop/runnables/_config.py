@@ -8,13 +8,16 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 if TYPE_CHECKING:
     import uuid
 
+    from actloop.callbacks import BaseCallbackHandler, Callbacks
+    from actloop.callbacks._manager import CallbackManager
+
 __all__ = ["RunnableConfig", "child_config", "ensure_config", "merge_configs"]
 
 
 class RunnableConfig(TypedDict, total=False):
     """Options for one call: callbacks, tags, metadata, names and limits."""
 
-    callbacks: Any
+    callbacks: Callbacks
     """A list of handlers or a callback manager; inherited by child runs."""
     tags: list[str]
     """Tags for this call and its children."""
@@ -62,7 +65,9 @@ def merge_configs(*configs: RunnableConfig | None) -> RunnableConfig:
     return cast(RunnableConfig, out)
 
 
-def child_config(config: RunnableConfig, callbacks: Any, tag: str | None = None) -> RunnableConfig:
+def child_config(
+    config: RunnableConfig, callbacks: Callbacks, tag: str | None = None
+) -> RunnableConfig:
     """Child-call config: run-specific keys dropped, callbacks replaced, an optional tag added."""
     out: dict[str, Any] = {
         k: v for k, v in config.items() if k not in ("run_name", "run_id", "callbacks")
@@ -78,7 +83,10 @@ def _dedupe(items: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def _merge_callbacks(left: Any, right: Any) -> Any:
+def _merge_callbacks(
+    left: list[BaseCallbackHandler] | CallbackManager,
+    right: list[BaseCallbackHandler] | CallbackManager,
+) -> list[BaseCallbackHandler] | CallbackManager:
     from actloop.callbacks._manager import CallbackManager
 
     if isinstance(left, CallbackManager):

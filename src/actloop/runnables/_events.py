@@ -59,7 +59,8 @@ class _EventHandler(BaseCallbackHandler):
         self.loop_thread = threading.get_ident()
         self.runs: dict[UUID, _Run] = {}
 
-    def _put(self, item: Any) -> None:
+    def put(self, item: Any) -> None:
+        """Queue an event for the consumer, from the loop's thread or any other."""
         if threading.get_ident() == self.loop_thread:
             self.queue.put_nowait(item)
         else:
@@ -77,7 +78,7 @@ class _EventHandler(BaseCallbackHandler):
         run = self.runs.get(run_id)
         if run is None:
             return
-        self._put(
+        self.put(
             {
                 "event": f"on_{run.kind}_{phase}",
                 "data": data,
@@ -205,7 +206,7 @@ async def astream_events(
             async for _ in runnable.astream(input, run_config, **kwargs):
                 pass
         finally:
-            handler._put(_DONE)  # pyright: ignore[reportPrivateUsage]
+            handler.put(_DONE)
 
     task = asyncio.create_task(consume())
     try:

@@ -10,9 +10,10 @@ in `actloop.tools._validate`).
 
 from __future__ import annotations
 
+import contextvars
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 from actloop.callbacks._manager import CallbackManager, RunManager, configure
 from actloop.exceptions import ConfigurationError, ToolException
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 
     from pydantic import BaseModel
 
+    from actloop.callbacks import Callbacks
+
 __all__ = ["ArgsSchema", "BaseTool"]
 
 ArgsSchema: TypeAlias = "type[BaseModel] | dict[str, Any]"
@@ -43,12 +46,20 @@ _SCHEMA_FIELDS = frozenset(("name", "description", "args_schema", "func", "corou
 _CACHED = ("_sync_injection", "_async_injection", "_tool_call_schema")
 
 
+_FIELDS: dict[type, frozenset[str]] = {}
+
+
 def _public_fields(cls: type) -> frozenset[str]:
-    """Names of the annotated public attributes of `cls` and its bases: the constructor keywords."""
-    names: set[str] = set()
-    for klass in cls.__mro__:
-        names.update(n for n in vars(klass).get("__annotations__", {}) if not n.startswith("_"))
-    return frozenset(names)
+    """Names of the annotated public attributes of `cls` and its bases: the constructor keywords
+    (computed once per class)."""
+    names = _FIELDS.get(cls)
+    if names is None:
+        found: set[str] = set()
+        for klass in cls.__mro__:
+            annotations = vars(klass).get("__annotations__", {})
+            found.update(n for n in annotations if not n.startswith("_"))
+        names = _FIELDS[cls] = frozenset(found)
+    return names
 
 
 class BaseTool(Runnable[Any, Any]):
@@ -64,7 +75,7 @@ class BaseTool(Runnable[Any, Any]):
     """The executor finishes with this tool's output as the answer."""
     verbose: bool = False
     """Print the tool's progress (adds a StdOutCallbackHandler)."""
-    callbacks: Any = None
+    callbacks: Callbacks = None
     """Handlers for this tool's runs only."""
     tags: list[str] | None = None
     metadata: dict[str, Any] | None = None
@@ -78,15 +89,11 @@ class BaseTool(Runnable[Any, Any]):
     """Safe to run twice: a durable run re-runs a call that was in flight at a crash only if so."""
     requires_approval: bool = False
     """A durable run pauses before this tool runs until a person approves (`executor.resume`)."""
-    _fields: ClassVar[frozenset[str]] = frozenset()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls._fields = _public_fields(cls)
 
     def __init__(self, **kwargs: Any) -> None:
+        fields = _public_fields(type(self))
         for key, value in kwargs.items():
-            if key not in self._fields:
+            if key not in fields:
                 raise TypeError(f"{type(self).__name__} got an unexpected keyword argument {key!r}")
             setattr(self, key, value)
         if not isinstance(getattr(self, "name", None), str):
@@ -197,7 +204,7 @@ class BaseTool(Runnable[Any, Any]):
 
     def _manager(
         self,
-        callbacks: Any,
+        callbacks: Callbacks,
         verbose: bool | None,
         tags: list[str] | None,
         metadata: dict[str, Any] | None,
@@ -304,7 +311,8 @@ class BaseTool(Runnable[Any, Any]):
         except InvalidArguments as exc:
             return self._invalid(exc)
         try:
-            response = self._run(*args, **kwargs)
+            # in a copy of the caller's context, as LangChain does: what the tool sets stays there
+            response = contextvars.copy_context().run(self._run, *args, **kwargs)
         except ToolException as exc:
             return self._handled(exc)
         return self._outcome(response)
@@ -336,7 +344,7 @@ class BaseTool(Runnable[Any, Any]):
         verbose: bool | None = None,
         start_color: str | None = "green",
         color: str | None = "green",
-        callbacks: Any = None,
+        callbacks: Callbacks = None,
         *,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
@@ -370,7 +378,7 @@ class BaseTool(Runnable[Any, Any]):
         verbose: bool | None = None,
         start_color: str | None = "green",
         color: str | None = "green",
-        callbacks: Any = None,
+        callbacks: Callbacks = None,
         *,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
@@ -427,6 +435,3 @@ class BaseTool(Runnable[Any, Any]):
     ) -> AsyncIterator[Any]:
         """Yield the single result of `ainvoke`."""
         yield await self.ainvoke(input, config, **kwargs)
-
-
-BaseTool._fields = _public_fields(BaseTool)  # pyright: ignore[reportPrivateUsage]

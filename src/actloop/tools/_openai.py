@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import Any, TypeAlias, cast
 
 from actloop.tools import _schema
 from actloop.tools._base import BaseTool
 
-__all__ = ["convert_to_openai_function", "convert_to_openai_tool"]
+__all__ = ["ToolLike", "convert_to_openai_function", "convert_to_openai_tool"]
+
+ToolLike: TypeAlias = "Mapping[str, Any] | type | Callable[..., Any] | BaseTool"
+"""What `bind_tools` accepts: a tool, a pydantic model, a function, or an OpenAI-style dict."""
 
 _WELL_KNOWN = (
     "function",
@@ -31,9 +34,7 @@ _WELL_KNOWN = (
 )
 
 
-def convert_to_openai_tool(
-    tool: Mapping[str, Any] | type | Callable[..., Any] | BaseTool, *, strict: bool | None = None
-) -> dict[str, Any]:
+def convert_to_openai_tool(tool: ToolLike, *, strict: bool | None = None) -> dict[str, Any]:
     """`{"type": "function", "function": {"name", "description", "parameters"}}` for `tool`."""
     if isinstance(tool, dict):
         as_dict = cast("dict[str, Any]", tool)
@@ -54,7 +55,7 @@ def convert_to_openai_tool(
 
 
 def convert_to_openai_function(
-    function: Mapping[str, Any] | type | Callable[..., Any] | BaseTool,
+    function: ToolLike,
     *,
     strict: bool | None = None,
 ) -> dict[str, Any]:
