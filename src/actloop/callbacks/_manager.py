@@ -2,7 +2,8 @@
 
 `configure()` returns None when no handler is attached, so callers skip all callback work on the
 hot path with one `is None` test. Events are fired with `RunManager.fire(name, ...)`; on the
-async path `afire` awaits coroutine hooks. Both share one dispatcher, `_dispatch`.
+async path `afire` awaits coroutine hooks. Both share one dispatcher, `_dispatch`. Hooks a handler
+leaves as the base classes' no-ops are skipped, so an idle async hook never starts an event loop.
 """
 
 from __future__ import annotations
@@ -13,7 +14,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import uuid
 
-from actloop.callbacks import BaseCallbackHandler, StdOutCallbackHandler
+from actloop.callbacks import (
+    AsyncCallbackHandler,
+    BaseCallbackHandler,
+    Callbacks,
+    StdOutCallbackHandler,
+)
 
 __all__ = ["CallbackManager", "RunManager", "configure", "new_run_id"]
 
@@ -32,6 +38,15 @@ _IGNORE_FLAG = {
     "on_tool_end": "ignore_agent",
     "on_tool_error": "ignore_agent",
 }
+
+
+_NOOP_HOOKS = frozenset(
+    hook
+    for base in (BaseCallbackHandler, AsyncCallbackHandler)
+    for name, hook in vars(base).items()
+    if name.startswith("on_") and callable(hook)
+)
+"""The no-op hook functions of the base handlers: a handler that did not override one skips it."""
 
 
 def new_run_id() -> uuid.UUID:
@@ -54,8 +69,8 @@ def _dispatch(
         if flag is not None and getattr(handler, flag, False):
             continue
         method = getattr(handler, event, None)
-        if method is None:
-            continue  # private events (e.g. "_on_stream") reach only the handlers that define them
+        if method is None or getattr(method, "__func__", None) in _NOOP_HOOKS:
+            continue  # not overridden, or a private event (e.g. "_on_stream") it does not define
         try:
             result = method(*args, **kwargs)
         except Exception as exc:
@@ -291,8 +306,8 @@ class RunManager:
 
 
 def configure(
-    callbacks: Any,
-    local_callbacks: Any = None,
+    callbacks: Callbacks,
+    local_callbacks: Callbacks = None,
     *,
     verbose: bool = False,
     tags: list[str] | None = None,
@@ -313,7 +328,10 @@ def configure(
     else:
         inherited = list(callbacks or ())
         parent, base_tags, base_meta = None, [], {}
-    local: list[BaseCallbackHandler] = list(local_callbacks or ())
+    if isinstance(local_callbacks, CallbackManager):
+        local = list(local_callbacks.handlers)
+    else:
+        local = list(local_callbacks or ())
     if verbose and not any(isinstance(h, StdOutCallbackHandler) for h in [*inherited, *local]):
         local.append(StdOutCallbackHandler())
     if not inherited and not local:

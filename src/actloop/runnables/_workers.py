@@ -2,11 +2,14 @@
 
 Unlike `ThreadPoolExecutor`, nothing here is ever joined: a tool that hangs forever keeps one
 daemon thread blocked and the run (and the process, at exit) goes on without it. Idle workers are
-reused, so a step costs a queue hand-off, not a thread start.
+reused, so a step costs a queue hand-off, not a thread start. Each call runs in a copy of the
+submitter's `contextvars` context (as `asyncio.to_thread` does), so an OpenTelemetry span or any
+other ContextVar set by the caller is visible inside, and what the call sets stays there.
 """
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
 from collections.abc import Callable
@@ -20,9 +23,9 @@ __all__ = ["run_in_worker", "submit"]
 
 T = TypeVar("T")
 
-_tasks: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]] = (
-    queue.SimpleQueue()
-)
+_tasks: queue.SimpleQueue[
+    tuple[Future[Any], contextvars.Context, Callable[..., Any], tuple[Any, ...]]
+] = queue.SimpleQueue()
 _lock = threading.Lock()
 _idle = 0
 """Workers waiting for a task and not yet reserved by a submitter."""
@@ -40,13 +43,13 @@ timeout, so a queued call simply counts against its run's deadline."""
 def _worker() -> None:
     global _idle, _backlog
     while True:
-        future, fn, args = _tasks.get()
+        future, context, fn, args = _tasks.get()
         if future.set_running_or_notify_cancel():
             try:
-                future.set_result(fn(*args))
+                future.set_result(context.run(fn, *args))
             except BaseException as exc:
                 future.set_exception(exc)
-        del future, fn, args
+        del future, context, fn, args
         with _lock:
             if _backlog:
                 _backlog -= 1  # take a queued call next instead of going idle
@@ -55,7 +58,10 @@ def _worker() -> None:
 
 
 def submit(fn: Callable[..., T], *args: Any) -> Future[T]:
-    """Run `fn(*args)` on a daemon worker: an idle one, else a new one up to MAX_WORKERS."""
+    """Run `fn(*args)` on a daemon worker (an idle one, else a new one up to MAX_WORKERS).
+
+    It runs in a copy of the caller's context taken now: ContextVars read as the caller set them.
+    """
     global _idle, _started, _backlog
     future: Future[T] = Future()
     with _lock:
@@ -67,7 +73,7 @@ def submit(fn: Callable[..., T], *args: Any) -> Future[T]:
             start = True
         else:
             _backlog += 1
-    _tasks.put((future, fn, args))
+    _tasks.put((future, contextvars.copy_context(), fn, args))
     if start:
         threading.Thread(target=_worker, name="actloop-worker", daemon=True).start()
     return future
