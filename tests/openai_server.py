@@ -1,7 +1,8 @@
 """A loopback server that speaks the OpenAI chat completions API and plays a script of replies.
 
-Shared by the provider's fault tests and the CLI tests: whole completions (JSON, or an event stream
-when the request asks to stream), HTTP errors, garbage, dropped connections. It records requests.
+The one such server of the test suite, shared by the provider's fault tests, the CLI tests and the
+security tests: whole completions (JSON, or an event stream when the request asks to stream), HTTP
+errors, garbage, dropped connections. It records every request (path, headers, body).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""actloop.testing: ScriptedChatModel and FunctionChatModel, sync and async."""
+"""actloop.testing: ScriptedChatModel, FunctionChatModel and the scripted agents, sync and async."""
 
 from __future__ import annotations
 
@@ -6,8 +6,16 @@ from typing import Any
 
 import pytest
 
+from actloop import AgentAction, AgentExecutor, AgentFinish, AgentStep, OutputParserException, Tool
 from actloop.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolCall
-from actloop.testing import FunctionChatModel, ModelCall, ScriptedChatModel
+from actloop.testing import (
+    FunctionChatModel,
+    ModelCall,
+    PlanCall,
+    ScriptedAgent,
+    ScriptedChatModel,
+    ScriptedMultiActionAgent,
+)
 
 _CALLS: list[ToolCall] = [
     {"name": "search", "args": {"q": "weather", "n": 2}, "id": "call_1", "type": "tool_call"},
@@ -234,3 +242,252 @@ def test_function_returning_a_bad_type() -> None:
     model = FunctionChatModel(lambda messages: 42)
     with pytest.raises(TypeError, match="must be an AIMessage or a str, got int"):
         model.invoke("hi")
+
+
+# -- ScriptedAgent / ScriptedMultiActionAgent ------------------------------------------------------
+
+_SEARCH = Tool(name="search", func=lambda q: f"results for {q}", description="search")
+_MODES = ["sync", "async"]
+
+
+async def _run(executor: AgentExecutor, inputs: dict[str, Any], mode: str) -> dict[str, Any]:
+    if mode == "sync":
+        return executor.invoke(inputs)
+    return await executor.ainvoke(inputs)
+
+
+@pytest.mark.parametrize("mode", _MODES)
+async def test_agent_plays_its_plans_and_records_each_call(mode: str) -> None:
+    a1 = AgentAction("search", "cats", "I search")
+    a2 = AgentAction("search", "dogs", "again")
+    agent = ScriptedAgent([a1, a2, AgentFinish({"output": "done"}, "fin")])
+    executor = AgentExecutor(agent=agent, tools=[_SEARCH], return_intermediate_steps=True)
+    assert await _run(executor, {"input": "q", "lang": "en"}, mode) == {
+        "input": "q",
+        "lang": "en",
+        "output": "done",
+        "intermediate_steps": [(a1, "results for cats"), (a2, "results for dogs")],
+    }
+    inputs = {"input": "q", "lang": "en"}
+    assert agent.calls == [
+        PlanCall([], inputs),
+        PlanCall([(a1, "results for cats")], inputs),
+        PlanCall([(a1, "results for cats"), (a2, "results for dogs")], inputs),
+    ]
+    assert agent.remaining == 0
+    agent.assert_complete()
+
+
+@pytest.mark.parametrize("mode", _MODES)
+async def test_multi_action_agent_plays_a_step_of_several_actions(mode: str) -> None:
+    step = [AgentAction("search", "a", ""), AgentAction("search", "b", "")]
+    agent = ScriptedMultiActionAgent([step, AgentFinish({"output": "both"}, "")])
+    executor = AgentExecutor(agent=agent, tools=[_SEARCH], return_intermediate_steps=True)
+    result = await _run(executor, {"input": "q"}, mode)
+    assert result["intermediate_steps"] == [(step[0], "results for a"), (step[1], "results for b")]
+    assert [len(c.intermediate_steps) for c in agent.calls] == [0, 2]
+    agent.assert_complete()
+
+
+def test_agent_streams_through_the_executor() -> None:
+    a1 = AgentAction("search", "cats", "I search")
+    agent = ScriptedAgent([a1, AgentFinish({"output": "answer"}, "final log")])
+    chunks = list(AgentExecutor(agent=agent, tools=[_SEARCH]).stream({"input": "q"}))
+    assert chunks == [
+        {"actions": [a1], "messages": [AIMessage(content="I search")]},
+        {
+            "steps": [AgentStep(a1, "results for cats")],
+            "messages": [HumanMessage(content="results for cats")],
+        },
+        {"output": "answer", "messages": [AIMessage(content="final log")]},
+    ]
+
+
+async def test_agent_astreams_through_the_executor() -> None:
+    step = [AgentAction("search", "a", "")]
+    agent = ScriptedMultiActionAgent([step, AgentFinish({"output": "ok"}, "")])
+    chunks = [c async for c in AgentExecutor(agent=agent, tools=[_SEARCH]).astream({"input": "q"})]
+    assert [sorted(c) for c in chunks] == [
+        ["actions", "messages"],
+        ["messages", "steps"],
+        ["messages", "output"],
+    ]
+    assert chunks[1]["steps"] == [AgentStep(step[0], "results for a")]
+    assert chunks[2]["output"] == "ok"
+    agent.assert_complete()
+
+
+@pytest.mark.parametrize("mode", _MODES)
+async def test_a_scripted_parse_error_is_raised_into_the_loop(mode: str) -> None:
+    error = OutputParserException("bad", observation="fix it", llm_output="raw", send_to_llm=True)
+    agent = ScriptedAgent([error, AgentFinish({"output": "ok"}, "")])
+    executor = AgentExecutor(
+        agent=agent, tools=[_SEARCH], handle_parsing_errors=True, return_intermediate_steps=True
+    )
+    result = await _run(executor, {"input": "q"}, mode)
+    assert result["intermediate_steps"] == [(AgentAction("_Exception", "fix it", "raw"), "fix it")]
+    assert agent.calls[1].intermediate_steps == result["intermediate_steps"]
+
+
+@pytest.mark.parametrize("mode", _MODES)
+async def test_a_scripted_error_fails_the_run(mode: str) -> None:
+    executor = AgentExecutor(agent=ScriptedAgent([ConnectionError("down")]), tools=[_SEARCH])
+    with pytest.raises(ConnectionError, match=r"^down$"):
+        await _run(executor, {"input": "q"}, mode)
+
+
+@pytest.mark.parametrize("mode", _MODES)
+async def test_a_function_plans_from_the_observations(mode: str) -> None:
+    def answer(steps: list[tuple[AgentAction, Any]], input: str) -> AgentFinish:
+        return AgentFinish({"output": f"{input}: {steps[-1][1]}"}, "")
+
+    agent = ScriptedAgent([AgentAction("search", "x", ""), answer])
+    result = await _run(AgentExecutor(agent=agent, tools=[_SEARCH]), {"input": "q", "n": 1}, mode)
+    assert result == {"input": "q", "n": 1, "output": "q: results for x"}
+
+
+def test_a_function_gets_the_inputs_it_accepts() -> None:
+    seen: list[Any] = []
+
+    def everything(steps: Any, **inputs: Any) -> AgentAction:
+        seen.append(inputs)
+        return AgentAction("search", "x", "")
+
+    def nothing(steps: Any) -> AgentFinish:
+        seen.append(list(steps))
+        return AgentFinish({"output": "ok"}, "")
+
+    agent = ScriptedAgent([everything, nothing])
+    AgentExecutor(agent=agent, tools=[_SEARCH]).invoke({"input": "q", "n": 2})
+    assert seen == [{"input": "q", "n": 2}, [(AgentAction("search", "x", ""), "results for x")]]
+
+
+def test_a_function_may_return_an_exception_to_raise() -> None:
+    agent = ScriptedAgent([lambda steps: RuntimeError("from fn")])
+    with pytest.raises(RuntimeError, match=r"^from fn$"):
+        agent.plan([], input="q")
+
+
+async def test_an_async_function_plays_on_the_async_path_only() -> None:
+    async def finish(steps: Any, input: str) -> AgentFinish:
+        return AgentFinish({"output": f"async {input}"}, "")
+
+    agent = ScriptedAgent([finish, finish])
+    executor = AgentExecutor(agent=agent, tools=[_SEARCH])
+    assert await executor.ainvoke({"input": "q"}) == {"input": "q", "output": "async q"}
+    with pytest.raises(TypeError, match="is async; call ainvoke or astream instead"):
+        executor.invoke({"input": "q"})
+
+
+def test_calls_copy_the_steps_they_were_shown() -> None:
+    steps: list[tuple[AgentAction, Any]] = []
+    agent = ScriptedAgent([AgentAction("search", "x", "")])
+    agent.plan(steps, input="q")
+    steps.append((AgentAction("search", "x", ""), "later"))
+    assert agent.calls == [PlanCall([], {"input": "q"})]
+    assert repr(agent.calls[0]) == "PlanCall(intermediate_steps=[], inputs={'input': 'q'})"
+
+
+def test_exhausted_script_says_how_many_plans_there_were() -> None:
+    agent = ScriptedAgent([AgentFinish({"output": "a"}, "")])
+    agent.plan([])
+    with pytest.raises(
+        AssertionError,
+        match=r"^ScriptedAgent got plan call 2 but was scripted with 1 plan\(s\); add more plans",
+    ):
+        agent.plan([])
+
+
+def test_assert_complete_names_the_unused_plans() -> None:
+    finish = AgentFinish({"output": "a"}, "")
+    agent = ScriptedMultiActionAgent([finish, finish, finish])
+    agent.plan([])
+    assert agent.remaining == 2
+    with pytest.raises(
+        AssertionError,
+        match=r"^ScriptedMultiActionAgent has 2 unused plan\(s\) of 3; it was called 1 time\(s\)$",
+    ):
+        agent.assert_complete()
+
+
+def test_plans_can_be_appended_between_runs() -> None:
+    agent = ScriptedAgent([AgentFinish({"output": "one"}, "")])
+    executor = AgentExecutor(agent=agent, tools=[_SEARCH])
+    assert executor.invoke({"input": "q"})["output"] == "one"
+    agent.plans.append(AgentFinish({"output": "two"}, ""))
+    assert executor.invoke({"input": "q"})["output"] == "two"
+    agent.assert_complete()
+
+
+@pytest.mark.parametrize("bad", ["text", RuntimeError, [AgentFinish({}, "")], None])
+def test_a_plan_that_cannot_be_played_is_rejected_at_construction(bad: Any) -> None:
+    with pytest.raises(TypeError, match=r"^plan 1 is .*; a scripted agent plays AgentAction, a"):
+        ScriptedAgent([AgentFinish({"output": "ok"}, ""), bad])
+
+
+def test_defaults_are_the_base_agents() -> None:
+    agent = ScriptedAgent([])
+    assert (agent.input_keys, agent.return_values, agent.get_allowed_tools()) == (
+        [],
+        ["output"],
+        None,
+    )
+    executor = AgentExecutor(agent=agent, tools=[_SEARCH], return_intermediate_steps=True)
+    assert (executor.input_keys, executor.output_keys) == ([], ["output", "intermediate_steps"])
+    with pytest.raises(ValueError, match="A single string input was passed in"):
+        executor.invoke("q")
+    assert repr(ScriptedAgent([AgentFinish({"output": "x"}, "")])) == (
+        "ScriptedAgent(plans=[AgentFinish(return_values={'output': 'x'}, log='')])"
+    )
+
+
+def test_keys_and_allowed_tools_can_be_set() -> None:
+    agent = ScriptedAgent(
+        [AgentFinish({"answer": "yes"}, "")], input_keys=["question"], return_values=["answer"]
+    )
+    executor = AgentExecutor(agent=agent, tools=[_SEARCH])
+    assert (executor.input_keys, executor.output_keys) == (["question"], ["answer"])
+    assert executor.invoke("why?") == {"question": "why?", "answer": "yes"}
+    picky = ScriptedAgent([], allowed_tools=["other"])
+    with pytest.raises(ValueError) as info:
+        AgentExecutor(agent=picky, tools=[_SEARCH])
+    assert str(info.value) == "Allowed tools (['other']) different than provided tools (['search'])"
+
+
+@pytest.mark.parametrize("mode", _MODES)
+async def test_force_stop_texts_follow_the_agent_kind(mode: str) -> None:
+    step = AgentAction("search", "x", "")
+    single = AgentExecutor(agent=ScriptedAgent([step]), tools=[_SEARCH], max_iterations=1)
+    multi = AgentExecutor(
+        agent=ScriptedMultiActionAgent([[step]]), tools=[_SEARCH], max_iterations=1
+    )
+    assert (await _run(single, {"input": "q"}, mode))["output"] == (
+        "Agent stopped due to iteration limit or time limit."
+    )
+    assert (await _run(multi, {"input": "q"}, mode))[
+        "output"
+    ] == "Agent stopped due to max iterations."
+
+
+@pytest.mark.parametrize("mode", _MODES)
+async def test_generate_stop_plays_one_more_plan(mode: str) -> None:
+    step = AgentAction("search", "x", "thinking")
+    agent = ScriptedAgent([step, AgentAction("search", "y", "I would search again")])
+    executor = AgentExecutor(
+        agent=agent, tools=[_SEARCH], max_iterations=1, early_stopping_method="generate"
+    )
+    assert (await _run(executor, {"input": "q"}, mode))["output"] == "I would search again"
+    final = agent.calls[1].intermediate_steps
+    assert final == [
+        (step, "results for x"),
+        (
+            AgentAction(
+                "_FinalAnswer",
+                "",
+                "\n\nI now need to return a final answer based on the previous steps:",
+            ),
+            "The step or time limit is reached: do not call any more tools. "
+            "Give your final answer now, based on the steps so far.",
+        ),
+    ]
+    agent.assert_complete()

@@ -1,9 +1,11 @@
-"""Chat models for tests: a scripted list of replies, or a function that plays the model.
+"""Fakes for tests: chat models that play a model, and agents that play a list of plans.
 
-Both stream like a real model: the content comes in several chunks (words with their leading
-spaces, or `chunk_size` characters), and tool calls, usage and metadata arrive in the last chunk, so
-the sum of the chunks equals the reply. Like a real model they honour `stop`: the content is cut
-before the first stop sequence it contains. Every call is recorded in `.calls`.
+The chat models (a scripted list of replies, or a function that plays the model) stream like a
+real model: the content comes in several chunks (words with their leading spaces, or `chunk_size`
+characters), and tool calls, usage and metadata arrive in the last chunk, so the sum of the chunks
+equals the reply. Like a real model they honour `stop`: the content is cut before the first stop
+sequence it contains. The scripted agents play decisions one level up, without a model or parser.
+Every fake records each call in `.calls`.
 """
 
 from __future__ import annotations
@@ -13,12 +15,22 @@ import json
 import re
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
+from actloop.agents import AgentAction, AgentFinish
+from actloop.callbacks import Callbacks
 from actloop.chat_models import BaseChatModel
+from actloop.executor import BaseMultiActionAgent, BaseSingleActionAgent
 from actloop.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk
 
-__all__ = ["FunctionChatModel", "ModelCall", "ScriptedChatModel"]
+__all__ = [
+    "FunctionChatModel",
+    "ModelCall",
+    "PlanCall",
+    "ScriptedAgent",
+    "ScriptedChatModel",
+    "ScriptedMultiActionAgent",
+]
 
 Reply: TypeAlias = "AIMessage | str"
 """A scripted reply: an AIMessage, or a str standing for `AIMessage(content=str)`."""
@@ -204,6 +216,30 @@ class ScriptedChatModel(_FakeChatModel):
         return f"ScriptedChatModel(responses={self.responses!r})"
 
 
+def _keywords(fn: Callable[..., Any]) -> set[str] | None:
+    """Keyword names `fn` takes after its first parameter; None when it takes `**kwargs`."""
+    params = list(inspect.signature(fn).parameters.values())[1:]
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    return {p.name for p in params if p.kind is not inspect.Parameter.VAR_POSITIONAL}
+
+
+def _call_with(fn: Callable[..., Any], first: Any, kwargs: dict[str, Any], keywords: Any) -> Any:
+    """`fn(first, **kwargs)`, passing only the `keywords` it takes (all when None)."""
+    if keywords is not None:
+        kwargs = {k: v for k, v in kwargs.items() if k in keywords}
+    return fn(first, **kwargs)
+
+
+def _not_awaitable(result: Any, fn: Any) -> Any:
+    """`result`, unless a sync call got an awaitable from an async `fn` (closed, then TypeError)."""
+    if inspect.isawaitable(result):
+        if inspect.iscoroutine(result):
+            result.close()
+        raise TypeError(f"{fn!r} is async; call ainvoke or astream instead")
+    return result
+
+
 ReplyFunction: TypeAlias = "Callable[..., Reply | Awaitable[Reply]]"
 """`fn(messages, **kwargs)` or `fn(messages)`, sync or async, returning an AIMessage or a str."""
 
@@ -216,28 +252,16 @@ class FunctionChatModel(_FakeChatModel):
     def __init__(self, fn: ReplyFunction, *, chunk_size: int | None = None, **options: Any) -> None:
         super().__init__(chunk_size=chunk_size, **options)
         self.fn = fn
-        params = list(inspect.signature(fn).parameters.values())[1:]
-        self._accepts: set[str] | None = (
-            None
-            if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
-            else {p.name for p in params if p.kind is not inspect.Parameter.VAR_POSITIONAL}
-        )
+        self._accepts = _keywords(fn)
         """Keyword names `fn` takes; None when it takes `**kwargs`."""
 
     def _call(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: Any) -> Any:
         self._record(messages, stop, kwargs)
         given = kwargs if stop is None else {"stop": stop, **kwargs}
-        if self._accepts is not None:
-            given = {k: v for k, v in given.items() if k in self._accepts}
-        return self.fn(messages, **given)
+        return _call_with(self.fn, messages, given, self._accepts)
 
     def _reply(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: Any) -> AIMessage:
-        result = self._call(messages, stop, kwargs)
-        if inspect.isawaitable(result):
-            if inspect.iscoroutine(result):
-                result.close()
-            raise TypeError(f"{self.fn!r} is async; call ainvoke or astream instead")
-        return _as_message(result)
+        return _as_message(_not_awaitable(self._call(messages, stop, kwargs), self.fn))
 
     async def _areply(
         self, messages: list[BaseMessage], stop: list[str] | None, kwargs: Any
@@ -249,3 +273,148 @@ class FunctionChatModel(_FakeChatModel):
 
     def __repr__(self) -> str:
         return f"FunctionChatModel(fn={self.fn!r})"
+
+
+# -- agents ------------------------------------------------------------------------------------
+
+Steps: TypeAlias = "list[tuple[AgentAction, Any]]"
+
+PlanFunction: TypeAlias = "Callable[..., Any]"
+"""`fn(intermediate_steps, **inputs)`, sync or async, taking any subset of the inputs as keywords;
+it returns a plan that is not a function (an exception it returns is raised)."""
+
+Plan: TypeAlias = "AgentAction | list[AgentAction] | AgentFinish | BaseException | PlanFunction"
+"""A scripted plan: a decision, an exception to raise, or a function that returns one."""
+
+
+class PlanCall:
+    """What one plan call received: a copy of the intermediate steps, and the inputs."""
+
+    __slots__ = ("inputs", "intermediate_steps")
+
+    def __init__(self, intermediate_steps: Steps, inputs: dict[str, Any]) -> None:
+        self.intermediate_steps = intermediate_steps
+        self.inputs = inputs
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PlanCall):
+            return NotImplemented
+        return (self.intermediate_steps, self.inputs) == (other.intermediate_steps, other.inputs)
+
+    __hash__ = None  # pyright: ignore[reportAssignmentType]  # unhashable: equality is by value
+
+    def __repr__(self) -> str:
+        return f"PlanCall(intermediate_steps={self.intermediate_steps!r}, inputs={self.inputs!r})"
+
+
+def _is_function(plan: object) -> bool:
+    return callable(plan) and not isinstance(plan, type)
+
+
+def _check_plan(plan: object, index: int) -> None:
+    """Raise TypeError, naming the plan, unless it is one a scripted agent can play."""
+    if isinstance(plan, AgentAction | AgentFinish | BaseException) or _is_function(plan):
+        return
+    if isinstance(plan, list) and all(isinstance(a, AgentAction) for a in cast("list[Any]", plan)):
+        return
+    raise TypeError(
+        f"plan {index} is {plan!r}; a scripted agent plays AgentAction, a list of AgentAction, "
+        "AgentFinish, an exception instance, or a function (intermediate_steps, **inputs) -> plan"
+    )
+
+
+def _played(plan: Any) -> Any:
+    """The decision to return, raising the plan if it is an exception."""
+    if isinstance(plan, BaseException):
+        raise plan
+    return plan
+
+
+class _ScriptedPlans:
+    """Plays the plans in order and records every call; shared by the two scripted agents."""
+
+    def __init__(
+        self,
+        plans: Sequence[Plan],
+        *,
+        input_keys: Sequence[str] = (),
+        return_values: Sequence[str] = ("output",),
+        allowed_tools: Sequence[str] | None = None,
+    ) -> None:
+        for index, plan in enumerate(plans):
+            _check_plan(plan, index)
+        self.plans: list[Plan] = list(plans)
+        """The script; append to it to extend a run."""
+        self.calls: list[PlanCall] = []
+        """One record per plan call, in call order."""
+        self._input_keys = list(input_keys)
+        self._return_values = list(return_values)
+        self._allowed_tools = None if allowed_tools is None else list(allowed_tools)
+        self._next = 0
+        self._lock = threading.Lock()
+
+    @property
+    def input_keys(self) -> list[str]:
+        """Keys the agent expects in its inputs (default none, like the base agents)."""
+        return list(self._input_keys)
+
+    @property
+    def return_values(self) -> list[str]:
+        """Keys of the agent's final output (default `["output"]`)."""
+        return list(self._return_values)
+
+    def get_allowed_tools(self) -> list[str] | None:
+        """Tool names the agent may call, or None for any (the default)."""
+        return None if self._allowed_tools is None else list(self._allowed_tools)
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted plans are still unused."""
+        return len(self.plans) - self._next
+
+    def _take(self, intermediate_steps: Steps, inputs: dict[str, Any]) -> tuple[Any, Any]:
+        """Record the call; return (the plan function or None, what it returned or the plan)."""
+        with self._lock:
+            self.calls.append(PlanCall(list(intermediate_steps), dict(inputs)))
+            if self._next >= len(self.plans):
+                raise AssertionError(
+                    f"{type(self).__name__} got plan call {len(self.calls)} but was scripted "
+                    f"with {len(self.plans)} plan(s); add more plans to the script"
+                )
+            plan = self.plans[self._next]
+            self._next += 1
+        if _is_function(plan):
+            fn = cast("Callable[..., Any]", plan)
+            return fn, _call_with(fn, intermediate_steps, inputs, _keywords(fn))
+        return None, plan
+
+    def plan(self, intermediate_steps: Steps, callbacks: Callbacks = None, **kwargs: Any) -> Any:
+        """The next scripted decision (an exception in the script is raised)."""
+        fn, plan = self._take(intermediate_steps, kwargs)
+        return _played(_not_awaitable(plan, fn) if fn is not None else plan)
+
+    async def aplan(
+        self, intermediate_steps: Steps, callbacks: Callbacks = None, **kwargs: Any
+    ) -> Any:
+        """Async twin of `plan`; an async plan function is awaited."""
+        _, plan = self._take(intermediate_steps, kwargs)
+        return _played(await plan if inspect.isawaitable(plan) else plan)
+
+    def assert_complete(self) -> None:
+        """Raise AssertionError unless every scripted plan was used."""
+        if self.remaining:
+            raise AssertionError(
+                f"{type(self).__name__} has {self.remaining} unused plan(s) of "
+                f"{len(self.plans)}; it was called {len(self.calls)} time(s)"
+            )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(plans={self.plans!r})"
+
+
+class ScriptedAgent(_ScriptedPlans, BaseSingleActionAgent):
+    """A single-action agent playing `plans` in order; `assert_complete()` checks all were used."""
+
+
+class ScriptedMultiActionAgent(_ScriptedPlans, BaseMultiActionAgent):
+    """Multi-action twin of `ScriptedAgent` (stops with the multi-action agents' text)."""

@@ -12,12 +12,12 @@ from actloop import (
     AgentAction,
     AgentExecutor,
     AgentFinish,
-    BaseMultiActionAgent,
     BaseSingleActionAgent,
     CheckpointError,
     Tool,
 )
 from actloop.checkpoint import SqliteCheckpointer
+from actloop.testing import ScriptedMultiActionAgent
 
 from .scenario import TwoCalls, side_effect_tool
 from .test_crash import run_child
@@ -136,19 +136,18 @@ def test_wrong_decisions_are_clear_errors(tmp_path: Path) -> None:
 
 
 def test_multi_action_step_waits_for_every_approval(tmp_path: Path) -> None:
-    class Both(BaseMultiActionAgent):
-        def plan(self, intermediate_steps: Any, callbacks: Any = None, **kwargs: Any) -> Any:
-            if intermediate_steps:
-                return AgentFinish({"output": [o for _, o in intermediate_steps]}, "")
-            return [AgentAction("send", "a", "send a"), AgentAction("free", "b", "free b")]
+    def observations(steps: list[tuple[AgentAction, Any]]) -> AgentFinish:
+        return AgentFinish({"output": [o for _, o in steps]}, "")
 
+    both = [AgentAction("send", "a", "send a"), AgentAction("free", "b", "free b")]
+    agent = ScriptedMultiActionAgent([both, observations])
     store = SqliteCheckpointer(tmp_path / "c.db")
     log = tmp_path / "effects.log"
     tools = [
         side_effect_tool("send", log, delay=0.0, requires_approval=True),
         side_effect_tool("free", log, delay=0.0),
     ]
-    executor = AgentExecutor(agent=Both(), tools=tools, checkpointer=store)
+    executor = AgentExecutor(agent=agent, tools=tools, checkpointer=store)
     paused = executor.invoke({"input": "q"}, cfg("M"))
     assert paused["pending_approvals"] == [
         {"id": "0-0", "tool": "send", "tool_input": "a", "log": "send a"}

@@ -12,7 +12,6 @@ from actloop import (
     AgentAction,
     AgentExecutor,
     AgentFinish,
-    BaseSingleActionAgent,
     CheckpointError,
     OutputParserException,
     RunnableConfig,
@@ -21,6 +20,8 @@ from actloop import (
 )
 from actloop.checkpoint import JournalEntry, RunRecord, SqliteCheckpointer
 from actloop.executor._journal import fingerprint
+from actloop.executor._run import loop_settings
+from actloop.testing import ScriptedAgent
 
 from .scenario import build, side_effect_tool
 
@@ -29,23 +30,9 @@ def cfg(thread: str) -> dict[str, Any]:
     return {"configurable": {"thread_id": thread}}
 
 
-class Script(BaseSingleActionAgent):
-    """Plays back decisions by the number of steps it is shown; records every call it gets."""
-
-    def __init__(self, script: list[Any]) -> None:
-        self.script = script
-        self.seen: list[int] = []
-
-    @property
-    def input_keys(self) -> list[str]:
-        return ["input"]
-
-    def plan(self, intermediate_steps: Any, callbacks: Any = None, **kwargs: Any) -> Any:
-        self.seen.append(len(intermediate_steps))
-        item = self.script[len(intermediate_steps)]
-        if isinstance(item, BaseException):
-            raise item
-        return item
+def planned_at(agent: ScriptedAgent) -> list[int]:
+    """How many steps the agent was shown on each plan call."""
+    return [len(call.intermediate_steps) for call in agent.calls]
 
 
 class Flaky:
@@ -62,7 +49,7 @@ class Flaky:
         return f"did {text}"
 
 
-def flaky_executor(store: SqliteCheckpointer, flaky: Flaky, agent: Script) -> AgentExecutor:
+def flaky_executor(store: SqliteCheckpointer, flaky: Flaky, agent: ScriptedAgent) -> AgentExecutor:
     tool = Tool(name="work", func=flaky, description="work")
     return AgentExecutor(
         agent=agent, tools=[tool], checkpointer=store, return_intermediate_steps=True
@@ -103,7 +90,7 @@ def test_journal_holds_plans_and_observations_in_order(tmp_path: Path) -> None:
 
 def test_resume_after_a_failure_does_not_replan_or_rerun(tmp_path: Path) -> None:
     store = SqliteCheckpointer(tmp_path / "c.db")
-    flaky, agent = Flaky("two"), Script(three_steps())
+    flaky, agent = Flaky("two"), ScriptedAgent(three_steps())
     executor = flaky_executor(store, flaky, agent)
     with pytest.raises(RuntimeError, match="flaky two"):
         executor.invoke({"input": "q"}, cfg("T"))
@@ -123,14 +110,15 @@ def test_resume_after_a_failure_does_not_replan_or_rerun(tmp_path: Path) -> None
         ],
     }
     assert flaky.calls == ["one", "two", "two", "three"]  # "one" is never run again
-    assert agent.seen == [0, 1, 2, 3]  # no plan asked twice: the saved plan for "two" is reused
+    # no plan asked twice: the saved plan for "two" is reused
+    assert planned_at(agent) == [0, 1, 2, 3]
     with pytest.raises(CheckpointError, match="already finished; there is nothing to resume"):
         executor.resume("T")
 
 
 async def test_async_resume_after_a_failure(tmp_path: Path) -> None:
     store = SqliteCheckpointer(tmp_path / "c.db")
-    flaky, agent = Flaky("three"), Script(three_steps())
+    flaky, agent = Flaky("three"), ScriptedAgent(three_steps())
     executor = flaky_executor(store, flaky, agent)
     with pytest.raises(RuntimeError):
         await executor.ainvoke({"input": "q"}, cfg("A"))
@@ -138,14 +126,14 @@ async def test_async_resume_after_a_failure(tmp_path: Path) -> None:
     assert result["output"] == "all done"
     assert [obs for _, obs in result["intermediate_steps"]] == ["did one", "did two", "did three"]
     assert flaky.calls == ["one", "two", "three", "three"]
-    assert agent.seen == [0, 1, 2, 3]
+    assert planned_at(agent) == [0, 1, 2, 3]
 
 
 def test_parse_errors_are_journaled_and_replayed(tmp_path: Path) -> None:
     store = SqliteCheckpointer(tmp_path / "c.db")
     error = OutputParserException("bad", observation="fix it", llm_output="raw", send_to_llm=True)
     script = [error, AgentAction("work", "two", "l2"), AgentAction("work", "three", "l3")]
-    agent = Script([*script, AgentFinish({"output": "ok"}, "")])
+    agent = ScriptedAgent([*script, AgentFinish({"output": "ok"}, "")])
     flaky = Flaky("three")
     tool = Tool(name="work", func=flaky, description="work")
     executor = AgentExecutor(
@@ -154,24 +142,24 @@ def test_parse_errors_are_journaled_and_replayed(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError):
         executor.invoke({"input": "q"}, cfg("P"))
     assert executor.resume("P") == {"input": "q", "output": "ok"}
-    assert agent.seen == [0, 1, 2, 3]
+    assert planned_at(agent) == [0, 1, 2, 3]
 
 
 def test_unhandled_parse_error_is_not_saved_so_resume_asks_again(tmp_path: Path) -> None:
     store = SqliteCheckpointer(tmp_path / "c.db")
-    agent = Script([OutputParserException("bad"), AgentFinish({"output": "ok"}, "")])
+    second_try = AgentFinish({"output": "second try"}, "")
+    agent = ScriptedAgent([OutputParserException("bad"), second_try])
     executor = AgentExecutor(agent=agent, tools=[], checkpointer=store)
     with pytest.raises(ValueError, match="An output parsing error occurred"):
         executor.invoke({"input": "q"}, cfg("P"))
     assert store.entries("P") == []
-    agent.script[0] = AgentFinish({"output": "second try"}, "")
     assert executor.resume("P") == {"input": "q", "output": "second try"}
 
 
 def test_elapsed_time_carries_over_a_resume(tmp_path: Path) -> None:
     store = SqliteCheckpointer(tmp_path / "c.db")
     flaky = Flaky("three")
-    executor = flaky_executor(store, flaky, Script(three_steps()))
+    executor = flaky_executor(store, flaky, ScriptedAgent(three_steps()))
     executor.max_execution_time = 100.0
     with pytest.raises(RuntimeError):
         executor.invoke({"input": "q"}, cfg("E"))
@@ -183,7 +171,7 @@ def test_elapsed_time_carries_over_a_resume(tmp_path: Path) -> None:
 
 def test_time_limit_reached_before_a_crash_still_stops_after_resume(tmp_path: Path) -> None:
     store = SqliteCheckpointer(tmp_path / "c.db")
-    executor = flaky_executor(store, Flaky("none"), Script(three_steps()))
+    executor = flaky_executor(store, Flaky("none"), ScriptedAgent(three_steps()))
     executor.max_execution_time = 5.0
     executor.invoke({"input": "q"}, cfg("L"))
     # a journal whose clock passed the limit after step one: replay must stop exactly there
@@ -192,7 +180,7 @@ def test_time_limit_reached_before_a_crash_still_stops_after_resume(tmp_path: Pa
     store.delete("L")
     record_inputs = '{"input": "q"}'
 
-    settings = executor._settings()  # pyright: ignore[reportPrivateUsage]
+    settings = loop_settings(executor)
     store.create(RunRecord("L", "running", record_inputs, fingerprint(settings)))
     for entry in late:
         store.append("L", entry)
@@ -206,7 +194,7 @@ def test_time_limit_reached_before_a_crash_still_stops_after_resume(tmp_path: Pa
 
 def test_resume_with_other_tools_or_limits_is_refused(tmp_path: Path) -> None:
     store = SqliteCheckpointer(tmp_path / "c.db")
-    executor = flaky_executor(store, Flaky("two"), Script(three_steps()))
+    executor = flaky_executor(store, Flaky("two"), ScriptedAgent(three_steps()))
     with pytest.raises(RuntimeError):
         executor.invoke({"input": "q"}, cfg("F"))
     executor.max_iterations = 3
@@ -217,7 +205,7 @@ def test_resume_with_other_tools_or_limits_is_refused(tmp_path: Path) -> None:
 def test_an_observation_that_cannot_be_saved_fails_the_run_clearly(tmp_path: Path) -> None:
     store = SqliteCheckpointer(tmp_path / "c.db")
     tool = Tool(name="work", func=lambda q: object(), description="returns an object")
-    agent = Script([AgentAction("work", "x", ""), AgentFinish({"output": "ok"}, "")])
+    agent = ScriptedAgent([AgentAction("work", "x", ""), AgentFinish({"output": "ok"}, "")])
     executor = AgentExecutor(agent=agent, tools=[tool], checkpointer=store)
     with pytest.raises(CheckpointError, match="the observation of tool 'work' cannot be saved"):
         executor.invoke({"input": "q"}, cfg("O"))
@@ -269,12 +257,12 @@ def test_tools_see_the_thread_id_but_not_resume_internals(tmp_path: Path) -> Non
         return "ok"
 
     store = SqliteCheckpointer(tmp_path / "c.db")
-    agent = Script([AgentAction("peek", {"text": "x"}, ""), RuntimeError("model down"), None])
+    peeks = [AgentAction("peek", {"text": "x"}, ""), AgentAction("peek", {"text": "y"}, "")]
+    finish = AgentFinish({"output": "ok"}, "")
+    agent = ScriptedAgent([peeks[0], RuntimeError("model down"), peeks[1], finish])
     executor = AgentExecutor(agent=agent, tools=[peek], checkpointer=store)
     with pytest.raises(RuntimeError):
         executor.invoke({"input": "q"}, cfg("C"))
-    agent.script[1] = AgentAction("peek", {"text": "y"}, "")
-    agent.script[2] = AgentFinish({"output": "ok"}, "")
     executor.resume("C")
     assert seen == [{"thread_id": "C"}, {"thread_id": "C"}]
 

@@ -1,4 +1,8 @@
-"""Shared helpers for executor tests: scripted agents (the model's decisions) and tools."""
+"""Shared helpers for executor tests: tools, finishes, and what a scripted agent was shown.
+
+The scripted agents themselves are `actloop.testing.ScriptedAgent` / `ScriptedMultiActionAgent`;
+`ScriptedAgent` is re-exported here for the tests that import it from this module.
+"""
 
 from __future__ import annotations
 
@@ -7,49 +11,15 @@ from typing import Any
 
 import pytest
 
-from actloop import (
-    AgentAction,
-    AgentFinish,
-    BaseMultiActionAgent,
-    BaseSingleActionAgent,
-    Tool,
-)
+from actloop import AgentAction, AgentFinish, Tool
+from actloop.testing import ScriptedAgent, ScriptedMultiActionAgent
+
+__all__ = ["ScriptedAgent", "finish", "make_tool", "seen"]
 
 
-class ScriptedAgent(BaseSingleActionAgent):
-    """Plays back a list of decisions (an exception in the list is raised); records what it saw."""
-
-    def __init__(self, script: list[Any]) -> None:
-        self.script = list(script)
-        self.seen: list[list[tuple[AgentAction, Any]]] = []
-        self.inputs: list[dict[str, Any]] = []
-
-    @property
-    def input_keys(self) -> list[str]:
-        return ["input"]
-
-    def plan(self, intermediate_steps: Any, callbacks: Any = None, **kwargs: Any) -> Any:
-        self.seen.append(list(intermediate_steps))
-        self.inputs.append(kwargs)
-        item = self.script.pop(0)
-        if isinstance(item, BaseException):
-            raise item
-        return item
-
-
-class ScriptedMultiAgent(BaseMultiActionAgent):
-    """Multi-action twin of ScriptedAgent."""
-
-    def __init__(self, script: list[Any]) -> None:
-        self.script = list(script)
-        self.seen: list[list[tuple[AgentAction, Any]]] = []
-
-    def plan(self, intermediate_steps: Any, callbacks: Any = None, **kwargs: Any) -> Any:
-        self.seen.append(list(intermediate_steps))
-        item = self.script.pop(0)
-        if isinstance(item, BaseException):
-            raise item
-        return item
+def seen(agent: ScriptedAgent | ScriptedMultiActionAgent) -> list[list[tuple[AgentAction, Any]]]:
+    """The intermediate steps the scripted agent was shown, one list per plan call."""
+    return [call.intermediate_steps for call in agent.calls]
 
 
 def make_tool(name: str, func: Callable[[str], Any], **kwargs: Any) -> Tool:

@@ -13,8 +13,9 @@ from actloop import (
     OutputParserException,
     RunnableLambda,
 )
+from actloop.testing import ScriptedAgent, ScriptedMultiActionAgent
 
-from .conftest import ScriptedAgent, ScriptedMultiAgent, finish, make_tool
+from .conftest import finish, make_tool, seen
 
 
 async def run(executor: AgentExecutor, inputs: dict[str, Any], mode: str) -> dict[str, Any]:
@@ -31,8 +32,8 @@ async def test_plain_finish_returns_inputs_and_outputs(mode: str, search: Any) -
     agent = ScriptedAgent([finish("done")])
     executor = AgentExecutor(agent=agent, tools=[search])
     assert await run(executor, {"input": "hi"}, mode) == {"input": "hi", "output": "done"}
-    assert agent.seen == [[]]
-    assert agent.inputs == [{"input": "hi"}]
+    assert seen(agent) == [[]]
+    assert [call.inputs for call in agent.calls] == [{"input": "hi"}]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -49,7 +50,7 @@ async def test_actions_then_finish_with_intermediate_steps(
         "output": "answer",
         "intermediate_steps": [(a1, "results for cats"), (a2, "entry dogs")],
     }
-    assert agent.seen == [
+    assert seen(agent) == [
         [],
         [(a1, "results for cats")],
         [(a1, "results for cats"), (a2, "entry dogs")],
@@ -118,7 +119,7 @@ async def test_parse_errors_become_exception_steps(
     expected_log = str(exc) if log is None else log
     action = AgentAction("_Exception", observation, expected_log)
     assert result["intermediate_steps"] == [(action, observation)]
-    assert agent.seen[1] == [(action, observation)]
+    assert seen(agent)[1] == [(action, observation)]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -144,7 +145,7 @@ async def test_parse_error_step_counts_as_an_iteration(mode: str, search: Any) -
     )
     result = await run(executor, {"input": "q"}, mode)
     assert result == {"input": "q", "output": "Agent stopped due to iteration limit or time limit."}
-    assert len(agent.seen) == 2
+    assert len(seen(agent)) == 2
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -166,7 +167,7 @@ async def test_return_direct_ignored_for_two_actions(mode: str) -> None:
     d1 = make_tool("d1", lambda q: "one", return_direct=True)
     d2 = make_tool("d2", lambda q: "two", return_direct=True)
     actions = [AgentAction("d1", "x", ""), AgentAction("d2", "y", "")]
-    agent = ScriptedMultiAgent([actions, AgentFinish({"output": "after"}, "")])
+    agent = ScriptedMultiActionAgent([actions, AgentFinish({"output": "after"}, "")])
     executor = AgentExecutor(agent=agent, tools=[d1, d2], return_intermediate_steps=True)
     result = await run(executor, {"input": "q"}, mode)
     assert result["output"] == "after"
@@ -179,15 +180,15 @@ async def test_trim_intermediate_steps_int_and_callable(mode: str, search: Any) 
     agent = ScriptedAgent([*actions, finish("ok")])
     executor = AgentExecutor(agent=agent, tools=[search], trim_intermediate_steps=2)
     await run(executor, {"input": "q"}, mode)
-    assert [len(s) for s in agent.seen] == [0, 1, 2, 2]
-    assert agent.seen[3][0][0] == actions[1]
+    assert [len(s) for s in seen(agent)] == [0, 1, 2, 2]
+    assert seen(agent)[3][0][0] == actions[1]
 
     agent2 = ScriptedAgent([*actions, finish("ok")])
     executor2 = AgentExecutor(
         agent=agent2, tools=[search], trim_intermediate_steps=lambda steps: steps[:1]
     )
     await run(executor2, {"input": "q"}, mode)
-    assert [len(s) for s in agent2.seen] == [0, 1, 1, 1]
+    assert [len(s) for s in seen(agent2)] == [0, 1, 1, 1]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -196,7 +197,7 @@ async def test_max_iterations_zero_never_plans(mode: str, search: Any) -> None:
     executor = AgentExecutor(agent=agent, tools=[search], max_iterations=0)
     result = await run(executor, {"input": "q"}, mode)
     assert result["output"] == "Agent stopped due to iteration limit or time limit."
-    assert agent.seen == []
+    assert seen(agent) == []
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -214,7 +215,9 @@ async def test_iteration_limit_single_and_multi(mode: str, search: Any) -> None:
     assert (await run(single, {"input": "q"}, mode))["output"] == (
         "Agent stopped due to iteration limit or time limit."
     )
-    multi = AgentExecutor(agent=ScriptedMultiAgent([[step]] * 2), tools=[search], max_iterations=2)
+    multi = AgentExecutor(
+        agent=ScriptedMultiActionAgent([[step]] * 2), tools=[search], max_iterations=2
+    )
     multi_result = await run(multi, {"input": "q"}, mode)
     assert multi_result["output"] == "Agent stopped due to max iterations."
 
@@ -236,7 +239,7 @@ async def test_generate_early_stopping_plans_once_more(mode: str, search: Any) -
         agent=agent, tools=[search], max_iterations=1, early_stopping_method="generate"
     )
     assert (await run(executor, {"input": "q"}, mode))["output"] == "best effort"
-    final_steps = agent.seen[1]
+    final_steps = seen(agent)[1]
     assert final_steps[0] == (step, "results for x")
     assert final_steps[1][0].tool == "_FinalAnswer"
     assert final_steps[1][0].log == (
@@ -287,12 +290,8 @@ async def test_model_error_propagates_with_steps_done(mode: str, search: Any) ->
 
 
 def test_allowed_tools_mismatch_raises(search: Any) -> None:
-    class Picky(ScriptedAgent):
-        def get_allowed_tools(self) -> list[str]:
-            return ["other"]
-
     with pytest.raises(ValueError) as info:
-        AgentExecutor(agent=Picky([]), tools=[search])
+        AgentExecutor(agent=ScriptedAgent([], allowed_tools=["other"]), tools=[search])
     assert str(info.value) == "Allowed tools (['other']) different than provided tools (['search'])"
 
 
@@ -348,7 +347,9 @@ def test_batch_and_abatch(search: Any) -> None:
 
 def test_lookup_tool_and_keys(search: Any) -> None:
     executor = AgentExecutor(
-        agent=ScriptedAgent([]), tools=[search], return_intermediate_steps=True
+        agent=ScriptedAgent([], input_keys=["input"]),
+        tools=[search],
+        return_intermediate_steps=True,
     )
     assert executor.lookup_tool("search") is search
     assert executor.input_keys == ["input"]
@@ -358,18 +359,18 @@ def test_lookup_tool_and_keys(search: Any) -> None:
 
 def test_changing_a_field_between_runs_takes_effect(search: Any) -> None:
     step = AgentAction("search", "x", "")
-    agent = ScriptedAgent([step] * 5)
+    extra = [AgentAction("extra", "y", ""), finish("done")]
+    agent = ScriptedAgent([*[step] * 4, *extra])  # 1 + 3 plans, then the third run's two
     executor = AgentExecutor(agent=agent, tools=[search], max_iterations=1)
     assert executor.invoke({"input": "q"})["output"] == (
         "Agent stopped due to iteration limit or time limit."
     )
-    assert len(agent.seen) == 1
+    assert len(seen(agent)) == 1
     executor.max_iterations = 3
     executor.invoke({"input": "q"})
-    assert len(agent.seen) == 4
+    assert len(seen(agent)) == 4
     executor.tools = [*executor.tools, make_tool("extra", lambda q: q)]
     executor.return_intermediate_steps = True
-    agent.script = [AgentAction("extra", "y", ""), finish("done")]
     assert executor.invoke({"input": "q"})["intermediate_steps"] == [
         (AgentAction("extra", "y", ""), "y")
     ]

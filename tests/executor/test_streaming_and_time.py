@@ -21,8 +21,9 @@ from actloop import (
     RunnableConfig,
     tool,
 )
+from actloop.testing import ScriptedAgent, ScriptedMultiActionAgent
 
-from .conftest import ScriptedAgent, ScriptedMultiAgent, finish, make_tool
+from .conftest import finish, make_tool
 
 
 def test_stream_chunks_exact(search: Any) -> None:
@@ -116,7 +117,7 @@ def test_sync_tools_of_one_step_overlap() -> None:
     barrier = threading.Barrier(3, timeout=5)
     tools = _barrier_tools(3, barrier)
     actions = [AgentAction(f"t{i}", str(i), "") for i in range(3)]
-    agent = ScriptedMultiAgent([actions, AgentFinish({"output": "ok"}, "")])
+    agent = ScriptedMultiActionAgent([actions, AgentFinish({"output": "ok"}, "")])
     result = AgentExecutor(agent=agent, tools=tools, return_intermediate_steps=True).invoke(
         {"input": "q"}
     )
@@ -139,7 +140,7 @@ async def test_async_tools_of_one_step_overlap() -> None:
 
     del barrier
     actions = [AgentAction("slow", str(i), "") for i in range(3)]
-    agent = ScriptedMultiAgent([actions, AgentFinish({"output": "ok"}, "")])
+    agent = ScriptedMultiActionAgent([actions, AgentFinish({"output": "ok"}, "")])
     result = await AgentExecutor(agent=agent, tools=[slow], return_intermediate_steps=True).ainvoke(
         {"input": "q"}
     )
@@ -248,14 +249,12 @@ def test_config_reaches_tools() -> None:
 
 HUNG_SCRIPT = """
 import asyncio, sys, threading
-from actloop import AgentAction, AgentExecutor, AgentFinish, BaseSingleActionAgent, Tool
-
-class Agent(BaseSingleActionAgent):
-    def plan(self, steps, callbacks=None, **kw):
-        return AgentAction("hang", "x", "")
+from actloop import AgentAction, AgentExecutor, Tool
+from actloop.testing import ScriptedAgent
 
 hang = Tool(name="hang", func=lambda q: threading.Event().wait(), description="never returns")
-executor = AgentExecutor(agent=Agent(), tools=[hang], max_execution_time=0.5)
+agent = ScriptedAgent([AgentAction("hang", "x", "")])
+executor = AgentExecutor(agent=agent, tools=[hang], max_execution_time=0.5)
 if sys.argv[1] == "sync":
     print(executor.invoke({"input": "q"})["output"])
 else:

@@ -21,7 +21,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from actloop import AgentExecutor, BaseMultiActionAgent, BaseSingleActionAgent
+from actloop import AgentExecutor
 from actloop.callbacks import BaseCallbackHandler
 from actloop.exceptions import ModelError, OutputParserException, ToolException
 from actloop.messages import AIMessage, BaseMessage
@@ -125,33 +125,6 @@ def scenarios(draw: st.DrawFn) -> Scenario:
         max_concurrency=draw(st.sampled_from([None, 1])),
         callbacks=draw(st.booleans()),
     )
-
-
-# -- scripted agents (the model's decisions, for the fault tests) ------------------------------
-
-
-class ScriptedAgent(BaseSingleActionAgent):
-    """Plays back a list of decisions; records the steps it was shown."""
-
-    def __init__(self, script: list[Any]) -> None:
-        self.script = list(script)
-        self.seen: list[list[Any]] = []
-
-    def plan(self, intermediate_steps: Any, callbacks: Any = None, **kwargs: Any) -> Any:
-        self.seen.append(list(intermediate_steps))
-        return self.script.pop(0)
-
-
-class ScriptedMultiAgent(BaseMultiActionAgent):
-    """Multi-action twin of ScriptedAgent."""
-
-    def __init__(self, script: list[Any]) -> None:
-        self.script = list(script)
-        self.seen: list[list[Any]] = []
-
-    def plan(self, intermediate_steps: Any, callbacks: Any = None, **kwargs: Any) -> Any:
-        self.seen.append(list(intermediate_steps))
-        return self.script.pop(0)
 
 
 # -- the world a run happens in ---------------------------------------------------------------

@@ -27,11 +27,14 @@ from actloop.models import (
 )
 from actloop.prompts import ChatPromptTemplate, MessagesPlaceholder
 from actloop.react import REACT_PROMPT, create_react_agent
-from actloop.testing import FunctionChatModel, ScriptedChatModel
+from actloop.testing import (
+    FunctionChatModel,
+    ScriptedAgent,
+    ScriptedChatModel,
+    ScriptedMultiActionAgent,
+)
 from actloop.tool_calling import create_tool_calling_agent
 from actloop.tools import Tool, tool
-
-from ._support import ScriptedAgent, ScriptedMultiAgent
 
 STOPPED = "Agent stopped due to iteration limit or time limit."
 
@@ -106,7 +109,7 @@ def test_tool_exception_families_propagate_with_steps(path: str, error: BaseExce
     first = AgentAction("ok", "1", "")
     if path.endswith("parallel"):
         step = [AgentAction("ok", "2", ""), AgentAction("bad", "x", "")]
-        agent: Any = ScriptedMultiAgent([[first], step, AgentFinish({"output": "never"}, "")])
+        agent: Any = ScriptedMultiActionAgent([[first], step, AgentFinish({"output": "never"}, "")])
     else:
         agent = ScriptedAgent(
             [first, AgentAction("bad", "x", ""), AgentFinish({"output": "n"}, "")]
@@ -153,7 +156,7 @@ async def test_handled_tool_errors_become_observations(
     bad = Tool(name="bad", func=fail, description="fails", handle_tool_error=handler)
     action = AgentAction("bad", "q", "")
     if path == "sync-parallel":
-        agent: Any = ScriptedMultiAgent([[action, action], AgentFinish({"output": "ok"}, "")])
+        agent: Any = ScriptedMultiActionAgent([[action, action], AgentFinish({"output": "ok"}, "")])
         steps = [(action, observation), (action, observation)]
     else:
         agent = ScriptedAgent([action, AgentFinish({"output": "ok"}, "")])
@@ -176,7 +179,7 @@ async def test_hung_sync_tool_in_a_parallel_step_keeps_finished_siblings(mode: s
         AgentAction("hang", "2", ""),
         AgentAction("fast", "3", ""),
     )
-    agent = ScriptedMultiAgent([[a1, a2, a3], AgentFinish({"output": "never"}, "")])
+    agent = ScriptedMultiActionAgent([[a1, a2, a3], AgentFinish({"output": "never"}, "")])
     executor = AgentExecutor(
         agent=agent, tools=[fast, hang], max_execution_time=0.3, return_intermediate_steps=True
     )
@@ -399,7 +402,6 @@ async def test_model_error_in_the_generate_call_carries_all_steps(mode: str) -> 
 async def test_cancelling_ainvoke_cancels_its_tool_tasks(parallel: bool) -> None:
     started = asyncio.Event()
     cancelled: list[str] = []
-    model_calls: list[int] = []
 
     @tool
     async def wait(q: str) -> str:
@@ -412,13 +414,9 @@ async def test_cancelling_ainvoke_cancels_its_tool_tasks(parallel: bool) -> None
             raise
         return "late"
 
-    class Agent(ScriptedMultiAgent):
-        async def aplan(self, intermediate_steps: Any, callbacks: Any = None, **kw: Any) -> Any:
-            model_calls.append(len(intermediate_steps))
-            return self.plan(intermediate_steps, callbacks, **kw)
-
     actions = [AgentAction("wait", {"q": str(i)}, "") for i in range(3 if parallel else 1)]
-    executor = AgentExecutor(agent=Agent([actions, AgentFinish({"output": "n"}, "")]), tools=[wait])
+    agent = ScriptedMultiActionAgent([actions, AgentFinish({"output": "n"}, "")])
+    executor = AgentExecutor(agent=agent, tools=[wait])
     task = asyncio.create_task(executor.ainvoke({"input": "q"}))
     await asyncio.wait_for(started.wait(), 5)
     task.cancel()
@@ -427,6 +425,7 @@ async def test_cancelling_ainvoke_cancels_its_tool_tasks(parallel: bool) -> None
     for _ in range(3):
         await asyncio.sleep(0)
     assert sorted(cancelled) == [str(i) for i in range(len(actions))]
+    model_calls = [len(call.intermediate_steps) for call in agent.calls]
     assert model_calls == [0]  # nothing planned after the cancellation
     assert asyncio.all_tasks() == {asyncio.current_task()}
 
@@ -449,7 +448,7 @@ async def test_cancelling_ainvoke_while_a_sync_tool_runs_leaves_only_an_idle_wor
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert len(agent.seen) == 1  # the agent is not asked again
+    assert len(agent.calls) == 1  # the agent is not asked again
     release.set()
     assert await asyncio.to_thread(finished.wait, 5)
     await asyncio.sleep(0)

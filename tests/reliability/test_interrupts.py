@@ -17,7 +17,8 @@ import pytest
 
 SCRIPT = r"""
 import json, os, signal, sys, threading, time
-from actloop import AgentAction, AgentExecutor, AgentFinish, BaseMultiActionAgent, Tool
+from actloop import AgentAction, AgentExecutor, AgentFinish, Tool
+from actloop.testing import ScriptedMultiActionAgent
 
 case = sys.argv[1]
 events = []
@@ -35,23 +36,23 @@ def slow(q):
     note("end", q)
     return "slow " + q
 
-class Agent(BaseMultiActionAgent):
-    def plan(self, steps, callbacks=None, **kw):
+def noted(decision):
+    def plan(steps):
         note("plan", len(steps))
-        if not steps:
-            return [AgentAction("fast", "a", "")]
-        if len(steps) == 1:
-            if case == "parallel":
-                return [AgentAction("slow", "b", ""), AgentAction("slow", "c", "")]
-            if case == "hung":
-                return [AgentAction("slow", "hang", ""), AgentAction("slow", "c", "")]
-            return [AgentAction("slow", "b", "")]
-        return AgentFinish({"output": "done"}, "")
+        return decision
+    return plan
+
+second = {
+    "parallel": [AgentAction("slow", "b", ""), AgentAction("slow", "c", "")],
+    "hung": [AgentAction("slow", "hang", ""), AgentAction("slow", "c", "")],
+}.get(case, [AgentAction("slow", "b", "")])
+plans = [[AgentAction("fast", "a", "")], second, AgentFinish({"output": "done"}, "")]
+agent = ScriptedMultiActionAgent([noted(decision) for decision in plans])
 
 fast = Tool(name="fast", func=lambda q: "fast " + q, description="fast")
 tools = [fast, Tool(name="slow", func=slow, description="slow")]
 deadline = 30.0 if case == "deadline" else None
-executor = AgentExecutor(agent=Agent(), tools=tools, max_execution_time=deadline)
+executor = AgentExecutor(agent=agent, tools=tools, max_execution_time=deadline)
 
 def interrupt():
     while not any(e[0] == "start" for e in events):

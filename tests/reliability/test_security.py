@@ -7,12 +7,10 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
@@ -22,10 +20,12 @@ from actloop import AgentAction, AgentExecutor, AgentFinish
 from actloop.exceptions import SerializationError
 from actloop.messages import AIMessage, HumanMessage
 from actloop.serialization import dumpd, dumps, load, loads
+from actloop.testing import ScriptedAgent
 from actloop.tools import StructuredTool, Tool
 from actloop.tools.builtin import calculator, clock, file_tools
+from openai_server import LoopbackServer, message, running
 
-from ._support import SEED, ScriptedAgent
+from ._support import SEED
 
 SECRET = "sk-test-9f8e7d6c5b4a-DO-NOT-LEAK"
 
@@ -180,67 +180,12 @@ def test_load_of_random_json_returns_or_raises_serialization_error(value: Any) -
 # -- secrets -------------------------------------------------------------------------------
 
 
-class _FakeOpenAI(BaseHTTPRequestHandler):
-    """A loopback OpenAI-compatible chat completions endpoint with one fixed answer."""
-
-    seen_auth: ClassVar[list[str]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.seen_auth.append(self.headers.get("Authorization", ""))
-        text = "Thought: done\nFinal Answer: all good"
-        if body.get("stream"):
-            chunk = {
-                "id": "c",
-                "object": "chat.completion.chunk",
-                "created": 0,
-                "model": "m",
-                "choices": [
-                    {
-                        "index": 0,
-                        "delta": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
-                    }
-                ],
-            }
-            payload = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
-            kind = "text/event-stream"
-        else:
-            reply = {
-                "id": "c",
-                "object": "chat.completion",
-                "created": 0,
-                "model": "m",
-                "choices": [
-                    {
-                        "index": 0,
-                        "finish_reason": "stop",
-                        "message": {"role": "assistant", "content": text},
-                    }
-                ],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-            }
-            payload, kind = json.dumps(reply).encode(), "application/json"
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
-def openai_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeOpenAI)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+def openai_server() -> Iterator[LoopbackServer]:
+    """The shared loopback OpenAI-compatible server, scripted with one ReAct final answer."""
+    for server in running():
+        server.script(message("Thought: done\nFinal Answer: all good"))
+        yield server
 
 
 def _chat_openai(base_url: str) -> Any:
@@ -256,12 +201,15 @@ def test_api_key_stays_out_of_repr_str_and_dumps() -> None:
 
 @pytest.mark.parametrize("reachable", [True, False])
 def test_api_key_stays_out_of_logs_errors_and_checkpoints(
-    reachable: bool, openai_server: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    reachable: bool,
+    openai_server: LoopbackServer,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     from actloop.checkpoint import SqliteCheckpointer
     from actloop.react import REACT_PROMPT, create_react_agent
 
-    model = _chat_openai(openai_server if reachable else "http://127.0.0.1:9/v1")
+    model = _chat_openai(openai_server.url if reachable else "http://127.0.0.1:9/v1")
     echo = Tool(name="echo", func=lambda q: q, description="echo")
     store = SqliteCheckpointer(tmp_path / "runs.db")
     executor = AgentExecutor(
@@ -274,7 +222,8 @@ def test_api_key_stays_out_of_logs_errors_and_checkpoints(
     with caplog.at_level(logging.DEBUG):
         if reachable:
             assert executor.invoke({"input": "hi"}, config)["output"] == "all good"
-            assert _FakeOpenAI.seen_auth[-1] == f"Bearer {SECRET}"  # it was really sent
+            sent = openai_server.requests[-1]["headers"]["authorization"]
+            assert sent == f"Bearer {SECRET}"  # it was really sent
         else:
             with pytest.raises(Exception) as info:
                 executor.invoke({"input": "hi"}, config)
