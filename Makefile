@@ -35,6 +35,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/pyright
+	$(VENV)/bin/lint-imports
 
 bench:
 	$(PYTHON) bench/run.py
