@@ -92,9 +92,6 @@ class _DriverBase:
             return (effect.method, steps, self._child()), self.inputs
         return (effect.method, steps), self.inputs
 
-    def _gate(self, calls: Calls) -> Calls:
-        return calls if self.hooks is None else self.hooks.gate(calls)
-
     def _remaining(self) -> float | None:
         return self.core.remaining() if self.timed else None
 
@@ -158,8 +155,11 @@ class SyncDriver(_DriverBase):
         return observation
 
     def _act(self, calls: Calls) -> list[Any] | ActTimeout:
-        calls = self._gate(calls)
-        remaining = self._remaining()
+        if self.hooks is not None:
+            calls = self.hooks.gate(calls)
+        remaining = self.core.remaining() if self.timed else None
+        if remaining is None and len(calls) == 1:
+            return self._act_inline(calls)
         limit = self.core.window(len(calls))
         if remaining is None and limit == 1:
             return self._act_inline(calls)
@@ -351,8 +351,9 @@ class AsyncDriver(_DriverBase):
     async def _act(self, calls: Calls) -> list[Any] | ActTimeout:
         import asyncio
 
-        calls = self._gate(calls)
-        remaining = self._remaining()
+        if self.hooks is not None:
+            calls = self.hooks.gate(calls)
+        remaining = self.core.remaining() if self.timed else None
         if remaining is None and len(calls) == 1:
             try:
                 return [await self._run_tool(calls[0], 0)]
