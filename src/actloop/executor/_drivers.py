@@ -11,7 +11,6 @@ A durable run attaches `StepHooks` (`hooks`) that see each step and each call.
 
 from __future__ import annotations
 
-import concurrent.futures
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
@@ -19,10 +18,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from actloop.exceptions import OutputParserException
 from actloop.executor._loop import Act, ActTimeout, Done, Event, LoopCore, Plan, Stop, ToolCall
 from actloop.runnables._config import RunnableConfig
-from actloop.runnables._workers import submit
 
 if TYPE_CHECKING:
     import asyncio
+    from concurrent.futures import Future
 
     from actloop.callbacks._manager import CallbackManager, RunManager
 
@@ -92,9 +91,6 @@ class _DriverBase:
             return (effect.method, steps, self._child()), self.inputs
         return (effect.method, steps), self.inputs
 
-    def _remaining(self) -> float | None:
-        return self.core.remaining() if self.timed else None
-
 
 class SyncDriver(_DriverBase):
     """Runs the core on the calling thread; tools on daemon workers when several or deadlined."""
@@ -107,12 +103,13 @@ class SyncDriver(_DriverBase):
             if type(effect) is Plan:
                 self._plan(effect)
             elif type(effect) is Act:
-                if self.emit:
-                    yield from core.announced(effect)
+                if not self.emit:
+                    core.send(self._act(effect.calls))
+                    continue
+                yield from core.announced(effect)
                 before = len(core.state.steps)
                 core.send(self._act(effect.calls))
-                if self.emit:
-                    yield from core.stepped(before)
+                yield from core.stepped(before)
             elif type(effect) is Done:
                 if self.run is not None:
                     self.run.fire(
@@ -125,10 +122,10 @@ class SyncDriver(_DriverBase):
                 core.send(self.agent.return_stopped_response(*args, **kwargs))
 
     def _plan(self, effect: Plan) -> None:
-        remaining = self._remaining()
+        remaining = self.core.remaining() if self.timed else None
         try:
             if remaining is None:
-                output = self._plan_call(effect.steps)
+                output = self.agent.plan(effect.steps, self._child(), **self.inputs)
             else:
                 output = _wait_one(self._plan_call, effect.steps, remaining)
         except OutputParserException as exc:
@@ -142,17 +139,20 @@ class SyncDriver(_DriverBase):
         return self.agent.plan(steps, self._child(), **self.inputs)
 
     def _run_tool(self, call: ToolCall, index: int) -> Any:
-        hooks, ticket = self.hooks, None
+        hooks = self.hooks
         if hooks is not None:
             found, ticket = hooks.before_call(index, call)
             if found:
                 return ticket
+            observation = self._call_tool(call)
+            hooks.after_call(ticket, index, call, observation)
+            return observation
+        return self._call_tool(call)
+
+    def _call_tool(self, call: ToolCall) -> Any:
         if self.run is not None and self.core.fires_action(call, is_async=False):
             self.run.fire("on_agent_action", call.action, color="green")
-        observation = call.tool.run(call.tool_input, **self._tool_kwargs(call))
-        if hooks is not None:
-            hooks.after_call(ticket, index, call, observation)
-        return observation
+        return call.tool.run(call.tool_input, **self._tool_kwargs(call))
 
     def _act(self, calls: Calls) -> list[Any] | ActTimeout:
         if self.hooks is not None:
@@ -174,9 +174,9 @@ class SyncDriver(_DriverBase):
 
     def _act_inline(self, calls: Calls) -> list[Any]:
         results: list[Any] = []
-        for index, call in enumerate(calls):
+        for call in calls:
             try:
-                results.append(self._run_tool(call, index))
+                results.append(self._run_tool(call, len(results)))
             except BaseException as exc:
                 self.core.failed(exc, calls, dict(enumerate(results)))
                 raise
@@ -189,6 +189,10 @@ class _Deadline(Exception):
 
 def _wait_one(fn: Callable[[Any], Any], arg: Any, remaining: float) -> Any:
     """Run `fn(arg)` on a daemon worker and wait at most `remaining` seconds."""
+    import concurrent.futures  # with the workers, on first use: it costs ~5 ms at import
+
+    from actloop.runnables._workers import submit
+
     future = submit(fn, arg)
     try:
         return future.result(timeout=max(remaining, 0.0))
@@ -200,9 +204,13 @@ def _wait_one(fn: Callable[[Any], Any], arg: Any, remaining: float) -> Any:
 
 def _run_window(
     fn: Callable[[ToolCall, int], Any], calls: Calls, limit: int, timeout: float | None
-) -> tuple[list[concurrent.futures.Future[Any]], set[concurrent.futures.Future[Any]]]:
+) -> tuple[list[Future[Any]], set[Future[Any]]]:
     """Run the calls on workers, at most `limit` at a time, until all finish, one raises or the
     timeout passes; calls not started by then never start. Returns (futures, finished ones)."""
+    import concurrent.futures
+
+    from actloop.runnables._workers import submit
+
     futures = [submit(fn, call, i) for i, call in enumerate(calls[:limit])]
     if limit >= len(calls):
         done, _ = concurrent.futures.wait(
@@ -279,14 +287,15 @@ class AsyncDriver(_DriverBase):
             if type(effect) is Plan:
                 await self._plan(effect)
             elif type(effect) is Act:
-                if self.emit:
-                    for event in core.announced(effect):
-                        yield event
+                if not self.emit:
+                    core.send(await self._act(effect.calls))
+                    continue
+                for event in core.announced(effect):
+                    yield event
                 before = len(core.state.steps)
                 core.send(await self._act(effect.calls))
-                if self.emit:
-                    for event in core.stepped(before):
-                        yield event
+                for event in core.stepped(before):
+                    yield event
             elif type(effect) is Done:
                 if self.run is not None:
                     await self.run.afire(
@@ -302,7 +311,7 @@ class AsyncDriver(_DriverBase):
                     core.send(self.agent.return_stopped_response(*args, **kwargs))
 
     async def _plan(self, effect: Plan) -> None:
-        remaining = self._remaining()
+        remaining = self.core.remaining() if self.timed else None
         call = self.agent.aplan(effect.steps, self._child(), **self.inputs)
         try:
             if remaining is None:
