@@ -26,6 +26,9 @@ __all__ = [
 ]
 
 Steps = list[tuple[AgentAction, Any]]
+PlanOutput = AgentAction | list[AgentAction] | AgentFinish
+"""What `plan` returns: one action (single-action agents), a list of them (multi-action agents),
+or the finish."""
 
 STOPPED_SINGLE = "Agent stopped due to iteration limit or time limit."
 STOPPED_MULTI = "Agent stopped due to max iterations."
@@ -89,12 +92,15 @@ class _AgentBase:
         """Extra keywords for tool runs (verbose prefixes)."""
         return {}
 
-    def plan(self, intermediate_steps: Steps, callbacks: Callbacks = None, **kwargs: Any) -> Any:
+    def plan(
+        self, intermediate_steps: Steps, callbacks: Callbacks = None, **kwargs: Any
+    ) -> PlanOutput:
+        """The next move given the steps so far: an action, several, or the finish."""
         raise NotImplementedError(f"{type(self).__name__} must implement plan()")
 
     async def aplan(
         self, intermediate_steps: Steps, callbacks: Callbacks = None, **kwargs: Any
-    ) -> Any:
+    ) -> PlanOutput:
         """Async plan; by default calls `plan` inline (override for real async work)."""
         return self.plan(intermediate_steps, callbacks, **kwargs)
 
