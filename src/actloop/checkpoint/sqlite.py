@@ -300,14 +300,13 @@ class SqliteCheckpointer(BaseCheckpointer):
 
     def append(self, thread_id: str, entry: JournalEntry, *, lease: Lease | None = None) -> None:
         """Add one entry in its own transaction, stamped with the lease's epoch."""
-        if lease is not None and lease.thread_id == thread_id:
-            entry = entry._replace(epoch=lease.epoch)
         try:
             if lease is None or lease.thread_id != thread_id:
                 with self._db(write=True) as conn:
-                    self._check_write(conn, thread_id, lease)
+                    self._check_write(conn, thread_id, lease)  # ValueError for another thread's
                     conn.execute(_INSERT_ENTRY, (thread_id, *entry))
                 return
+            entry = entry._replace(epoch=lease.epoch)
             # The hot path: one statement, so one transaction (autocommit), that writes only
             # under the current lease; when it writes nothing, the check says why.
             fence = (thread_id, lease.epoch, lease.owner.token)

@@ -19,7 +19,6 @@ from actloop.executor._agents import (
     RunnableAgent,
     RunnableMultiActionAgent,
 )
-from actloop.executor._drivers import AsyncDriver, SyncDriver
 from actloop.executor._iterator import AgentExecutorIterator
 from actloop.executor._run import AgentRun
 from actloop.runnables._base import Runnable
@@ -154,7 +153,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         try:
             if manager is not None:
                 manager.flush()
-            for kind, value in run.events(run.driver(SyncDriver, emit=False)):
+            for kind, value in run.events(emit=False):
                 if kind == "finish":
                     finish = value
         except BaseException as exc:
@@ -178,7 +177,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         try:
             if manager is not None:
                 await manager.aflush()
-            async for kind, value in run.aevents(run.driver(AsyncDriver, emit=False)):
+            async for kind, value in run.aevents(emit=False):
                 if kind == "finish":
                     finish = value
         except BaseException as exc:

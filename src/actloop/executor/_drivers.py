@@ -139,28 +139,23 @@ class SyncDriver(_DriverBase):
         return self.agent.plan(steps, self._child(), **self.inputs)
 
     def _run_tool(self, call: ToolCall, index: int) -> Any:
-        hooks = self.hooks
+        hooks, ticket = self.hooks, None
         if hooks is not None:
             found, ticket = hooks.before_call(index, call)
             if found:
                 return ticket
-            observation = self._call_tool(call)
-            hooks.after_call(ticket, index, call, observation)
-            return observation
-        return self._call_tool(call)
-
-    def _call_tool(self, call: ToolCall) -> Any:
         if self.run is not None and self.core.fires_action(call, is_async=False):
             self.run.fire("on_agent_action", call.action, color="green")
-        return call.tool.run(call.tool_input, **self._tool_kwargs(call))
+        observation = call.tool.run(call.tool_input, **self._tool_kwargs(call))
+        if hooks is not None:
+            hooks.after_call(ticket, index, call, observation)
+        return observation
 
     def _act(self, calls: Calls) -> list[Any] | ActTimeout:
         if self.hooks is not None:
             calls = self.hooks.gate(calls)
         remaining = self.core.remaining() if self.timed else None
-        if remaining is None and len(calls) == 1:
-            return self._act_inline(calls)
-        limit = self.core.window(len(calls))
+        limit = 1 if len(calls) == 1 else self.core.window(len(calls))
         if remaining is None and limit == 1:
             return self._act_inline(calls)
         timeout = None if remaining is None else max(remaining, 0.0)

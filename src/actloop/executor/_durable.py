@@ -96,7 +96,6 @@ class DurableRun:
         self.request = request
         """None for a new run (invoke, stream), else what `resume()` was given."""
         self.owner = Owner.current()
-        self.lease: Lease | None = None
         self.heartbeat: Heartbeat | None = None
         self.journal = Journal(store, thread_id, core.clock)
         self.started = False
@@ -105,13 +104,18 @@ class DurableRun:
         self.starts: dict[int, int] = {}
         self.decisions: dict[tuple[int, int], Decision] = {}
 
+    @property
+    def lease(self) -> Lease | None:
+        """The thread's lease while the run holds it (the journal writes under it too)."""
+        return self.journal.lease
+
     # -- opening -------------------------------------------------------------------------------
 
     def open(self) -> None:
         """Take the lease, then create the run or bring it back to where it stopped."""
-        self.lease = self.journal.lease = self.store.acquire(self.thread_id, self.owner)
-        if self.lease.expires is not None:
-            self.heartbeat = Heartbeat(self.store, self.lease)
+        lease = self.journal.lease = self.store.acquire(self.thread_id, self.owner)
+        if lease.expires is not None:
+            self.heartbeat = Heartbeat(self.store, lease)
         record = self.store.get(self.thread_id)
         if self.request is None:
             self._create(record)
@@ -297,10 +301,10 @@ class DurableRun:
         if self.heartbeat is not None:
             self.heartbeat.stop()
             self.heartbeat = None
-        if self.lease is not None:
+        lease, self.journal.lease = self.journal.lease, None
+        if lease is not None:
             with contextlib.suppress(CheckpointError):
-                self.store.release(self.lease)
-            self.lease = None
+                self.store.release(lease)
 
 
 class Heartbeat:

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, cast
 from actloop.agents import AgentAction
 from actloop.callbacks import Callbacks
 from actloop.callbacks._manager import RunManager
-from actloop.executor._drivers import AsyncDriver, SyncDriver
 from actloop.executor._loop import LoopState
 from actloop.executor._run import AgentRun
 from actloop.runnables._compose import AddableDict
@@ -115,7 +114,7 @@ class AgentExecutorIterator:
         try:
             if manager is not None:
                 manager.flush()
-            for kind, value in run.events(run.driver(SyncDriver, emit=True)):
+            for kind, value in run.events(emit=True):
                 chunk = self._chunk(run, kind, value)
                 if chunk is None:
                     continue
@@ -136,7 +135,7 @@ class AgentExecutorIterator:
         try:
             if manager is not None:
                 await manager.aflush()
-            async for kind, value in run.aevents(run.driver(AsyncDriver, emit=True)):
+            async for kind, value in run.aevents(emit=True):
                 chunk = self._chunk(run, kind, value)
                 if chunk is None:
                     continue

@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 import weakref
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from actloop.agents import AgentAction, AgentFinish
+from actloop.agents import AgentFinish
 from actloop.callbacks import get_color_mapping
 from actloop.callbacks._manager import RunManager, configure
 from actloop.exceptions import attach_steps
@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from actloop.executor._durable import DurableRun
 
 __all__ = ["AgentRun", "loop_settings"]
+
+_D = TypeVar("_D", SyncDriver, AsyncDriver)
 
 _SETTINGS: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], LoopSettings]] = (
     weakref.WeakKeyDictionary()
@@ -137,10 +139,12 @@ class AgentRun:
             self.core = LoopCore(self.settings, self.state, time.monotonic, limit)
         self.config = config
 
-    def driver(self, cls: type[SyncDriver] | type[AsyncDriver], *, emit: bool) -> Any:
-        """A driver of this run's core; `emit=False` when only the finish matters (invoke)."""
+    def _driver(self, cls: type[_D], emit: bool) -> _D:
+        """A driver of this run's core, with the durable run's hooks if any."""
         executor = self.executor
-        return cls(executor.agent, self.core, self.manager, self.config, executor.verbose, emit)
+        driver = cls(executor.agent, self.core, self.manager, self.config, executor.verbose, emit)
+        driver.hooks = self.durable
+        return driver
 
     def outputs(self, finish: AgentFinish) -> dict[str, Any]:
         """The run's outputs: a new dict (the agent's AgentFinish is never mutated)."""
@@ -149,25 +153,20 @@ class AgentRun:
             outputs["intermediate_steps"] = list(self.state.steps)
         return outputs
 
-    @property
-    def steps(self) -> list[tuple[AgentAction, Any]]:
-        """Steps finished so far."""
-        return self.state.steps
-
     def failed(self, exc: BaseException) -> None:
         """An exception escapes the run: it carries the steps finished so far."""
         if not hasattr(exc, "intermediate_steps"):
             attach_steps(exc, self.state.steps)
 
-    def events(self, driver: SyncDriver) -> Iterator[Event]:
-        """The driver's events; a durable run journals them and may end paused."""
-        durable = self.durable
+    def events(self, *, emit: bool) -> Iterator[Event]:
+        """The run's events on the sync driver (`emit=False`: only the finish, for invoke); a
+        durable run journals them and may end paused."""
+        driver, durable = self._driver(SyncDriver, emit), self.durable
         if durable is None:
             yield from driver.events()
             return
         from actloop.executor._durable import Paused
 
-        driver.hooks = durable
         try:
             durable.open()
             for kind, value in driver.events():
@@ -182,16 +181,15 @@ class AgentRun:
         finally:
             durable.close()
 
-    async def aevents(self, driver: AsyncDriver) -> AsyncIterator[Event]:
-        """Async twin of `events`."""
-        durable = self.durable
+    async def aevents(self, *, emit: bool) -> AsyncIterator[Event]:
+        """Async twin of `events`, on the async driver."""
+        driver, durable = self._driver(AsyncDriver, emit), self.durable
         if durable is None:
             async for event in driver.events():
                 yield event
             return
         from actloop.executor._durable import Paused
 
-        driver.hooks = durable
         try:
             durable.open()
             async for kind, value in driver.events():
