@@ -9,24 +9,22 @@ model can fix its call and the run goes on (`on_tool_end` fires with it)::
 Several problems are joined with "; " (`field 'a': Field required; field 'b': ...`); nested
 fields are dotted (`field 'items.0'`). Keys the schema does not declare are ignored for pydantic
 models, as LangChain does (unless the model forbids extras); JSON-schema tools receive the dict
-as given, and only `additionalProperties: false` rejects extras. The JSON-schema check covers
-`type`, `required`, `properties`, `additionalProperties: false`, `items`, `enum`, `const`,
-`anyOf`/`oneOf`/`allOf` and local `$ref`s; values are not coerced.
+as given, and only `additionalProperties: false` rejects extras. What the JSON-schema check
+covers (types, bounds, patterns, ...) is listed in `actloop.tools._jsonschema`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
+from actloop.tools._jsonschema import TOO_DEEP, Loc, Problem, schema_errors
 from actloop.tools._schema import model_fields
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
 __all__ = ["InvalidArguments", "invalid", "parse_input"]
-
-Loc = tuple[str | int, ...]
 
 
 class InvalidArguments(ValueError):
@@ -112,111 +110,17 @@ def _parse_json_schema(
             reason = f"expected a JSON object with the fields {names}, got a string"
             raise invalid(tool, [((), reason)])
         key = next(iter(properties))
-        if problems := schema_errors(schema, {key: tool_input}, schema):
+        if problems := _schema_problems(schema, {key: tool_input}):
             raise invalid(tool, problems)
         return (tool_input,), {}
-    if problems := schema_errors(schema, tool_input, schema):
+    if problems := _schema_problems(schema, tool_input):
         raise invalid(tool, problems)
     return (), dict(tool_input)
 
 
-# -- a small JSON-schema checker with pydantic's wording -----------------------------------------
-
-
-def _is_int(v: Any) -> bool:
-    return (isinstance(v, int) and not isinstance(v, bool)) or (
-        isinstance(v, float) and v.is_integer()
-    )
-
-
-_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "string": (lambda v: isinstance(v, str), "Input should be a valid string"),
-    "integer": (_is_int, "Input should be a valid integer"),
-    "number": (
-        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-        "Input should be a valid number",
-    ),
-    "boolean": (lambda v: isinstance(v, bool), "Input should be a valid boolean"),
-    "array": (lambda v: isinstance(v, list), "Input should be a valid list"),
-    "object": (lambda v: isinstance(v, dict), "Input should be a valid dictionary"),
-    "null": (lambda v: v is None, "Input should be None"),
-}
-
-
-def _one_of_text(values: Sequence[Any]) -> str:
-    shown = [repr(v) for v in values]
-    if len(shown) <= 1:
-        return f"Input should be {''.join(shown)}"
-    return f"Input should be {', '.join(shown[:-1])} or {shown[-1]}"
-
-
-def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
-    ref = schema.get("$ref")
-    if not isinstance(ref, str) or not ref.startswith("#/"):
-        return schema
-    target: Any = root
-    for part in ref[2:].split("/"):
-        target = cast("dict[str, Any]", target).get(part, {}) if isinstance(target, dict) else {}
-    rest = {k: v for k, v in schema.items() if k != "$ref"}
-    return {**target, **rest} if isinstance(target, dict) else rest
-
-
-def schema_errors(
-    schema: Any, value: Any, root: dict[str, Any], loc: Loc = ()
-) -> list[tuple[Loc, str]]:
-    """Problems of `value` against JSON schema `schema` as (location, reason) pairs."""
-    if not isinstance(schema, dict):
-        return []
-    schema = _resolve(schema, root)  # pyright: ignore[reportUnknownArgumentType]
-    for key in ("anyOf", "oneOf"):
-        options = schema.get(key)
-        if isinstance(options, list) and not any(
-            not schema_errors(o, value, root, loc)
-            for o in options  # pyright: ignore[reportUnknownVariableType]
-        ):
-            return [(loc, "Input should match one of the allowed schemas")]
-    problems: list[tuple[Loc, str]] = []
-    for sub in schema.get("allOf") or ():
-        problems += schema_errors(sub, value, root, loc)
-    if type_problem := _type_error(schema.get("type"), value):
-        return [*problems, (loc, type_problem)]
-    if "enum" in schema and value not in schema["enum"]:
-        problems.append((loc, _one_of_text(schema["enum"])))
-    if "const" in schema and value != schema["const"]:
-        problems.append((loc, _one_of_text([schema["const"]])))
-    if isinstance(value, dict):
-        problems += _object_errors(schema, value, root, loc)  # pyright: ignore[reportUnknownArgumentType]
-    elif isinstance(value, list) and isinstance(items := schema.get("items"), dict):
-        for i, item in enumerate(value):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
-            problems += schema_errors(items, item, root, (*loc, i))
-    return problems
-
-
-def _type_error(declared: Any, value: Any) -> str | None:
-    if declared is None:
-        return None
-    names = [declared] if isinstance(declared, str) else list(declared)
-    known = [n for n in names if n in _TYPES]
-    if not known or any(_TYPES[n][0](value) for n in known):
-        return None
-    return _TYPES[known[0]][1]
-
-
-def _object_errors(
-    schema: dict[str, Any], value: dict[str, Any], root: dict[str, Any], loc: Loc
-) -> list[tuple[Loc, str]]:
-    properties: dict[str, Any] = schema.get("properties") or {}
-    problems: list[tuple[Loc, str]] = [
-        ((*loc, name), "Field required")
-        for name in schema.get("required") or ()
-        if name not in value
-    ]
-    extra = schema.get("additionalProperties", True)
-    for name, item in value.items():
-        if name in properties:
-            problems += schema_errors(properties[name], item, root, (*loc, name))
-        elif extra is False:
-            problems.append(((*loc, name), "Extra inputs are not permitted"))
-        elif isinstance(extra, dict):
-            problems += schema_errors(extra, item, root, (*loc, name))
-    return problems
+def _schema_problems(schema: dict[str, Any], value: Any) -> list[Problem]:
+    """The checker's problems; a call from an already deep stack still gets an observation."""
+    try:
+        return schema_errors(schema, value, schema)
+    except RecursionError:
+        return [((), TOO_DEEP)]
