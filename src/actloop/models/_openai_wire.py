@@ -2,6 +2,8 @@
 
 No I/O here: `ChatOpenAI` feeds in what the SDK received. An event stream is complete only once a
 choice has a `finish_reason` or `[DONE]` arrives; anything less raises `StreamInterruptedError`.
+Odd shapes are repaired or refused as `_openai_shapes` says; nothing a server sends raises anything
+but a `ModelAPIError`. Masking the API key out of errors is `ChatOpenAI`'s job (see `_secret`).
 """
 
 from __future__ import annotations
@@ -10,13 +12,8 @@ import json
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, NoReturn, cast
 
-from actloop.messages import (
-    AIMessage,
-    AIMessageChunk,
-    ToolCallChunk,
-    UsageMetadata,
-    message_from_openai,
-)
+from actloop.messages import AIMessage, AIMessageChunk, ToolCallChunk, UsageMetadata
+from actloop.models import _openai_shapes as shapes
 from actloop.models._errors import (
     AuthenticationError,
     BadRequestError,
@@ -29,7 +26,6 @@ from actloop.models._errors import (
 )
 
 _SNIPPET = 300
-_MASK = "**********"
 
 
 def _snippet(text: str) -> str:
@@ -37,11 +33,9 @@ def _snippet(text: str) -> str:
 
 
 def _parsed(text: str) -> Any:
-    """The JSON in `text`, or the text itself when it is not JSON."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
+    """The JSON in `text`, or the text itself when it does not decode."""
+    value, problem = shapes.decode(text)
+    return text if problem is not None else value
 
 
 def _detail(body: Any) -> str:
@@ -52,7 +46,12 @@ def _detail(body: Any) -> str:
     message: Any = cast("dict[str, Any]", error).get("message") if isinstance(error, dict) else None
     if isinstance(message, str):
         return message
-    return _snippet(error if isinstance(error, str) else json.dumps(error))
+    if isinstance(error, str):
+        return _snippet(error)
+    try:
+        return _snippet(json.dumps(error))
+    except (ValueError, RecursionError):
+        return "(an error too deeply nested to show)"
 
 
 # -- errors --------------------------------------------------------------------------------------
@@ -66,8 +65,8 @@ def _status_class(status: int) -> type[ModelAPIError]:
     return ServerError if status >= 500 else BadRequestError
 
 
-def api_error(exc: Exception, max_retries: int, secret: str) -> ModelAPIError:
-    """Our typed error for an exception of the `openai` SDK; the secret is masked out of it."""
+def api_error(exc: Exception, max_retries: int) -> ModelAPIError:
+    """Our typed error for an exception of the `openai` SDK (the caller masks the key)."""
     import openai
 
     request = getattr(exc, "request", None)
@@ -89,10 +88,6 @@ def api_error(exc: Exception, max_retries: int, secret: str) -> ModelAPIError:
         cls, message = ModelConnectionError, f"could not reach {url}: {cause!r} {retried}"
     else:
         message = f"the OpenAI client failed: {exc}"
-    if secret:
-        message = message.replace(secret, _MASK)
-        if body is not None and secret in (dumped := json.dumps(body)):
-            body = json.loads(dumped.replace(secret, _MASK))
     return cls(message, status_code=status, body=body)
 
 
@@ -100,7 +95,8 @@ def api_error(exc: Exception, max_retries: int, secret: str) -> ModelAPIError:
 
 
 def usage_metadata(usage: dict[str, Any]) -> UsageMetadata:
-    """Token usage in langchain-openai's shape (`input_tokens`, `output_tokens`, details)."""
+    """Token usage in langchain-openai's shape (`input_tokens`, `output_tokens`, details); the
+    counts are integers (`shapes.usage_of` makes them so)."""
     inputs = usage.get("prompt_tokens") or 0
     outputs = usage.get("completion_tokens") or 0
     prompt: dict[str, Any] = usage.get("prompt_tokens_details") or {}
@@ -124,14 +120,13 @@ def usage_metadata(usage: dict[str, Any]) -> UsageMetadata:
 
 def message_from_body(text: str, status: int, url: str) -> AIMessage:
     """The reply in a chat completions response body; a body that is not one raises."""
-    try:
-        data = json.loads(text)
-    except ValueError:
+    data, problem = shapes.decode(text)
+    if problem is not None:
         raise InvalidResponseError(
-            f"{url} answered {status} with a body that is not JSON: {_snippet(text)}",
+            f"{url} answered {status} with a body that is {problem}: {_snippet(text)}",
             status_code=status,
             body=text,
-        ) from None
+        )
     if not isinstance(data, dict) or not data.get("choices"):  # pyright: ignore[reportUnknownMemberType]
         if isinstance(data, dict) and "error" in data:
             raise ModelAPIError(
@@ -145,18 +140,34 @@ def message_from_body(text: str, status: int, url: str) -> AIMessage:
             status_code=status,
             body=data,
         )
-    return message_from_completion(data)  # pyright: ignore[reportUnknownArgumentType]
+    try:
+        return message_from_completion(cast("dict[str, Any]", data))
+    except shapes.OddShape as exc:
+        raise InvalidResponseError(
+            f"{url} answered {status} with a chat completion of an unexpected shape ({exc}): "
+            f"{_snippet(text)}",
+            status_code=status,
+            body=data,
+        ) from None
 
 
 def message_from_completion(data: dict[str, Any]) -> AIMessage:
-    """An AIMessage for a chat completion dict: tool calls parsed, usage and metadata filled in."""
-    choice: dict[str, Any] = data["choices"][0]
-    raw: dict[str, Any] = choice.get("message") or {}
-    parsed: Any = message_from_openai({**raw, "role": "assistant"})
-    extra: dict[str, Any] = parsed.additional_kwargs
+    """An AIMessage for a chat completion dict: tool calls parsed, usage and metadata filled in;
+    a shape that cannot be read raises `shapes.OddShape`."""
+    choice = shapes.first_choice(data) or {}
+    raw = shapes.object_of(choice.get("message"), "choices[0].message")
+    extra: dict[str, Any] = {}
+    if function_call := shapes.function_call_of(raw.get("function_call")):
+        extra["function_call"] = function_call
+    raw_calls = shapes.raw_tool_calls(raw.get("tool_calls"))
+    if raw_calls:
+        extra["tool_calls"] = raw_calls
+    if audio := raw.get("audio"):
+        extra["audio"] = audio
     if raw.get("refusal"):
         extra["refusal"] = raw["refusal"]
-    usage = data.get("usage")
+    calls, invalid = shapes.parse_calls(raw_calls)
+    usage = shapes.usage_of(data.get("usage"))
     metadata: dict[str, Any] = {
         "token_usage": usage,
         "model_provider": "openai",
@@ -169,12 +180,12 @@ def message_from_completion(data: dict[str, Any]) -> AIMessage:
     metadata["finish_reason"] = choice.get("finish_reason")
     metadata["logprobs"] = choice.get("logprobs")
     return AIMessage(
-        parsed.content,
+        shapes.content_of(raw.get("content")),
         additional_kwargs=extra,
         response_metadata=metadata,
         id=data.get("id"),
-        tool_calls=parsed.tool_calls,
-        invalid_tool_calls=parsed.invalid_tool_calls,
+        tool_calls=calls,
+        invalid_tool_calls=invalid,
         usage_metadata=usage_metadata(usage) if usage else None,
     )
 
@@ -183,18 +194,19 @@ def message_from_completion(data: dict[str, Any]) -> AIMessage:
 
 
 def chunk_from_data(data: dict[str, Any]) -> tuple[AIMessageChunk | None, bool]:
-    """The chunk for one streamed event (None if it carries nothing), and whether it finishes."""
-    usage = usage_metadata(data["usage"]) if data.get("usage") else None
-    choices: list[dict[str, Any]] = data.get("choices") or []
-    if not choices:
+    """The chunk for one streamed event (None if it carries nothing), and whether it finishes;
+    a shape that cannot be read raises `shapes.OddShape`."""
+    usage_data = shapes.usage_of(data.get("usage"))
+    usage = usage_metadata(usage_data) if usage_data else None
+    choice = shapes.first_choice(data)
+    if choice is None:
         return (
             AIMessageChunk("", id=data.get("id"), usage_metadata=usage) if usage else None
         ), False
-    choice = choices[0]
-    delta: dict[str, Any] = choice.get("delta") or {}
+    delta = shapes.object_of(choice.get("delta"), "choices[0].delta")
     extra: dict[str, Any] = {}
     calls: list[ToolCallChunk] = []
-    if raw_calls := delta.get("tool_calls"):
+    if raw_calls := shapes.raw_tool_calls(delta.get("tool_calls"), streaming=True):
         extra["tool_calls"] = raw_calls
         for raw in raw_calls:
             function: dict[str, Any] = raw.get("function") or {}
@@ -206,7 +218,7 @@ def chunk_from_data(data: dict[str, Any]) -> tuple[AIMessageChunk | None, bool]:
                     "index": raw.get("index"),
                 }
             )
-    if function_call := delta.get("function_call"):
+    if function_call := shapes.function_call_of(delta.get("function_call")):
         extra["function_call"] = function_call
     metadata: dict[str, Any] = {}
     if finish := choice.get("finish_reason"):
@@ -217,7 +229,7 @@ def chunk_from_data(data: dict[str, Any]) -> tuple[AIMessageChunk | None, bool]:
             "model_provider": "openai",
         }
     chunk = AIMessageChunk(
-        delta.get("content") or "",
+        shapes.content_of(delta.get("content")),
         additional_kwargs=extra,
         response_metadata=metadata,
         id=data.get("id"),
@@ -290,15 +302,19 @@ class EventStream:
         if payload.strip() == "[DONE]":
             self._complete = True
             return None
-        try:
-            data = json.loads(payload)
-        except ValueError:
-            raise self.interrupted(f"an event is not JSON: {_snippet(payload)}") from None
+        data, problem = shapes.decode(payload)
+        if problem is not None:
+            raise self.interrupted(f"an event is {problem}: {_snippet(payload)}")
         if not isinstance(data, dict):
             raise self.interrupted(f"an event is not a JSON object: {_snippet(payload)}")
         if event == "error" or "error" in data:
             raise self.interrupted(f"the server sent an error: {_detail(data)}", body=data)
-        chunk, finished = chunk_from_data(data)  # pyright: ignore[reportUnknownArgumentType]
+        try:
+            chunk, finished = chunk_from_data(cast("dict[str, Any]", data))
+        except shapes.OddShape as exc:
+            raise self.interrupted(
+                f"an event has an unexpected shape ({exc}): {_snippet(payload)}", body=data
+            ) from None
         self._complete = self._complete or finished
         if chunk is not None:
             self._received.append(chunk)

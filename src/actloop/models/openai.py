@@ -3,7 +3,9 @@
 The SDK's clients send the requests and retry 429s, 5xx and connection errors with backoff up to
 `max_retries`; actloop reads the raw JSON and server-sent events itself, so a malformed reply or a
 stream that breaks off raises a typed `ModelAPIError` (see `actloop.models`) instead of passing a
-truncated reply off as whole. The `openai` package is imported only when a `ChatOpenAI` is built.
+truncated reply off as whole. Every error leaving a call has the API key masked out of it and out
+of its chained causes, and the SDK's log records are masked too (see `_secret`). The `openai`
+package is imported only when a `ChatOpenAI` is built.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from actloop.exceptions import ConfigurationError
 from actloop.messages import AIMessage, AIMessageChunk, BaseMessage, message_to_openai
 from actloop.models import _openai_wire as wire
 from actloop.models._errors import MissingDependencyError, ModelAPIError
+from actloop.models._secret import Secret, scrub, watch_logs
 from actloop.runnables._base import Runnable
 
 if TYPE_CHECKING:
@@ -44,31 +47,6 @@ def _import_openai() -> Any:
     return openai
 
 
-class _Secret:
-    """A string kept out of `repr`, `str` and logs (like pydantic's SecretStr)."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def get_secret_value(self) -> str:
-        """The secret itself."""
-        return self._value
-
-    def __repr__(self) -> str:
-        return "SecretStr('**********')" if self._value else "SecretStr('')"
-
-    def __str__(self) -> str:
-        return "**********" if self._value else ""
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Secret) and other._value == self._value
-
-    def __hash__(self) -> int:
-        return hash(self._value)
-
-
 _ALIASES = {
     "model_name": "model",
     "openai_api_key": "api_key",
@@ -80,7 +58,7 @@ _ALIASES = {
 """langchain-openai's field names, accepted so ported code runs unchanged."""
 
 
-def _api_key(given: str | None, base_url: str | None) -> _Secret:
+def _api_key(given: str | None, base_url: str | None) -> Secret:
     """The key given or in OPENAI_API_KEY; only a server named by `base_url` may do without."""
     key = given if given is not None else os.environ.get("OPENAI_API_KEY")
     if key is None and base_url is None:
@@ -88,7 +66,7 @@ def _api_key(given: str | None, base_url: str | None) -> _Secret:
             "ChatOpenAI needs an API key: pass api_key=... or set OPENAI_API_KEY "
             "(a local server given by base_url needs none)"
         )
-    return _Secret(key or "")
+    return Secret(key or "")
 
 
 class ChatOpenAI(BaseChatModel):
@@ -127,6 +105,7 @@ class ChatOpenAI(BaseChatModel):
         )
         self.api_key = _api_key(given.get("api_key", api_key), self.base_url)
         """The API key; `repr` and `str` mask it, `.get_secret_value()` reveals it."""
+        watch_logs(self.api_key)
         self.organization = given.get("organization", organization) or os.environ.get(
             "OPENAI_ORG_ID"
         )
@@ -154,7 +133,7 @@ class ChatOpenAI(BaseChatModel):
         return self.model
 
     @property
-    def openai_api_key(self) -> _Secret:
+    def openai_api_key(self) -> Secret:
         """The API key (LangChain's field name for `api_key`)."""
         return self.api_key
 
@@ -262,7 +241,16 @@ class ChatOpenAI(BaseChatModel):
         return request
 
     def _error(self, exc: Exception) -> ModelAPIError:
-        return wire.api_error(exc, self.max_retries, self.api_key.get_secret_value())
+        """Our error for an SDK exception; the key is masked out of both (the SDK's is chained)."""
+        secret = self.api_key.get_secret_value()
+        scrub(exc, secret)
+        error = wire.api_error(exc, self.max_retries)
+        scrub(error, secret)
+        return error
+
+    def _scrub(self, exc: Exception) -> None:
+        """Mask the key out of an error about to leave a call (and out of its chain)."""
+        scrub(exc, self.api_key.get_secret_value())
 
     # -- provider hooks ------------------------------------------------------------------------
 
@@ -275,9 +263,12 @@ class ChatOpenAI(BaseChatModel):
         openai = _import_openai()
         try:
             raw = self._client().chat.completions.with_raw_response.create(**request)
+            return wire.message_from_body(raw.text, raw.status_code, str(raw.http_response.url))
         except openai.OpenAIError as exc:
             raise self._error(exc) from exc
-        return wire.message_from_body(raw.text, raw.status_code, str(raw.http_response.url))
+        except Exception as exc:
+            self._scrub(exc)
+            raise
 
     async def _agenerate_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
@@ -288,9 +279,12 @@ class ChatOpenAI(BaseChatModel):
         openai = _import_openai()
         try:
             raw = await self._aclient().chat.completions.with_raw_response.create(**request)
+            return wire.message_from_body(raw.text, raw.status_code, str(raw.http_response.url))
         except openai.OpenAIError as exc:
             raise self._error(exc) from exc
-        return wire.message_from_body(raw.text, raw.status_code, str(raw.http_response.url))
+        except Exception as exc:
+            self._scrub(exc)
+            raise
 
     def _stream_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
@@ -309,6 +303,9 @@ class ChatOpenAI(BaseChatModel):
                 events.end()
         except openai.OpenAIError as exc:
             raise self._error(exc) from exc
+        except Exception as exc:
+            self._scrub(exc)
+            raise
 
     async def _astream_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
@@ -328,6 +325,9 @@ class ChatOpenAI(BaseChatModel):
                 events.end()
         except openai.OpenAIError as exc:
             raise self._error(exc) from exc
+        except Exception as exc:
+            self._scrub(exc)
+            raise
 
 
 def _tool_choice(choice: dict[str, Any] | str | bool, names: list[str]) -> dict[str, Any] | str:
