@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, seed, settings
+from hypothesis import strategies as st
 
 from actloop import AgentExecutor, ChatPromptTemplate, MessagesPlaceholder, tool
 from actloop.exceptions import ModelError
@@ -31,8 +33,11 @@ from actloop.models import (
     ModelAPIError,
     StreamInterruptedError,
 )
+from actloop.models import _openai_wire as wire
 from actloop.tool_calling import create_tool_calling_agent
 from openai_server import LoopbackServer, Reply, completion_json, error, message, running
+
+from ._support import SEED
 
 KEY = "sk-hardening-0123456789abcdef"
 MASK = "**********"
@@ -238,6 +243,9 @@ REFUSED = [
     ({"choices": ["x"]}, "choices[0] is a str, not an object"),
     ({"choices": {"0": {}}}, "choices is a dict, not a list"),
     ({"choices": [{"message": "x"}]}, "choices[0].message is a str, not an object"),
+    ({"choices": [None]}, "choices[0] is missing or null"),
+    ({"choices": [{"message": None}]}, "choices[0].message is missing or null"),
+    ({"choices": [{"message": {"tool_calls": [None]}}]}, "tool_calls[0] is missing or null"),
     (
         {"choices": [{"message": {"tool_calls": "x"}}]},
         "tool_calls is a string that is not a JSON list of calls",
@@ -423,3 +431,70 @@ def test_arguments_sent_as_an_object_run_the_tool(server: LoopbackServer) -> Non
     assert (action.tool, action.tool_input, observation) == ("square", {"n": 4}, 16)
     sent: list[BaseMessage] = server.requests[1]["body"]["messages"]
     assert sent[1]["tool_calls"][0]["function"]["arguments"] == '{"n": 4}'
+
+
+# -- any shape at all: a reply or a ModelAPIError, nothing else ---------------------------------
+
+FIELDS = [
+    "choices",
+    "message",
+    "delta",
+    "content",
+    "tool_calls",
+    "function",
+    "name",
+    "arguments",
+    "id",
+    "index",
+    "usage",
+    "prompt_tokens",
+    "prompt_tokens_details",
+    "finish_reason",
+    "function_call",
+    "refusal",
+    "audio",
+    "type",
+    "text",
+]
+scalars = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6)
+)
+json_values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=3), inner, max_size=4)
+    ),
+    max_leaves=24,
+)
+replies = st.fixed_dictionaries(
+    {"choices": st.lists(json_values, min_size=1, max_size=2) | json_values},
+    optional={"usage": json_values, "id": json_values},
+)
+
+
+@seed(SEED)
+@settings(max_examples=300, deadline=None)
+@given(data=replies, inner=json_values)
+def test_any_reply_shape_is_a_message_or_a_model_error(data: dict[str, Any], inner: Any) -> None:
+    for reply in (data, {**data, "choices": [{"message": inner, "delta": inner}]}):
+        text = json.dumps(reply)
+        try:
+            parsed = wire.message_from_body(text, 200, "http://server")
+        except ModelAPIError:
+            pass
+        else:
+            assert all(isinstance(c["args"], dict) for c in parsed.tool_calls)
+            assert isinstance(parsed.text, str) and repr(parsed)
+        events_in = wire.EventStream("http://server")
+        got: list[AIMessageChunk] = []
+        try:
+            for line in (f"data: {text}", "", f"data: {text}", ""):
+                if (piece := events_in.feed(line)) is not None:
+                    got.append(piece)
+        except ModelAPIError:
+            pass
+        if got:
+            merged = got[0] + got[1:]
+            assert all(isinstance(c["args"], dict) for c in merged.tool_calls)
+            assert isinstance(merged.text, str) and repr(merged)

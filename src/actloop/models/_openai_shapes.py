@@ -65,9 +65,11 @@ def _encode(value: Any) -> str:
         raise OddShape(f"arguments that cannot be re-encoded as JSON ({exc!r})") from None
 
 
-def object_of(value: Any, what: str) -> dict[str, Any]:
-    """`value` if it is a JSON object, `{}` for null; anything else is an OddShape."""
+def object_of(value: Any, what: str, *, required: bool = False) -> dict[str, Any]:
+    """`value` if it is a JSON object, `{}` for null (unless required); else an OddShape."""
     if value is None:
+        if required:
+            raise OddShape(f"{what} is missing or null")
         return {}
     if not isinstance(value, dict):
         raise OddShape(f"{what} is a {_kind(value)}, not an object")
@@ -81,7 +83,7 @@ def first_choice(data: dict[str, Any]) -> dict[str, Any] | None:
         return None
     if not isinstance(choices, list):
         raise OddShape(f"choices is a {_kind(choices)}, not a list")
-    return object_of(cast("list[Any]", choices)[0], "choices[0]")
+    return object_of(cast("list[Any]", choices)[0], "choices[0]", required=True)
 
 
 def content_of(value: Any) -> str | list[str | dict[str, Any]]:
@@ -122,9 +124,7 @@ def raw_tool_calls(value: Any, *, streaming: bool = False) -> list[dict[str, Any
 
 
 def _raw_call(item: Any, i: int, streaming: bool) -> dict[str, Any]:
-    if item is None:
-        raise OddShape(f"tool_calls[{i}] is null, not an object")
-    call = dict(object_of(item, f"tool_calls[{i}]"))
+    call = dict(object_of(item, f"tool_calls[{i}]", required=True))
     call_id = call.get("id")
     if isinstance(call_id, (int, float)) and not isinstance(call_id, bool):
         call["id"] = str(call_id)

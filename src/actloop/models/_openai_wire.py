@@ -155,7 +155,7 @@ def message_from_completion(data: dict[str, Any]) -> AIMessage:
     """An AIMessage for a chat completion dict: tool calls parsed, usage and metadata filled in;
     a shape that cannot be read raises `shapes.OddShape`."""
     choice = shapes.first_choice(data) or {}
-    raw = shapes.object_of(choice.get("message"), "choices[0].message")
+    raw = shapes.object_of(choice.get("message"), "choices[0].message", required=True)
     extra: dict[str, Any] = {}
     if function_call := shapes.function_call_of(raw.get("function_call")):
         extra["function_call"] = function_call
