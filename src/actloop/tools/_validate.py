@@ -18,11 +18,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from actloop.tools._jsonschema import TOO_DEEP, Loc, Problem, schema_errors
 from actloop.tools._schema import model_fields
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
+
+    from actloop.tools._jsonschema import Loc, Problem
 
 __all__ = ["InvalidArguments", "invalid", "parse_input"]
 
@@ -120,6 +121,8 @@ def _parse_json_schema(
 
 def _schema_problems(schema: dict[str, Any], value: Any) -> list[Problem]:
     """The checker's problems; a call from an already deep stack still gets an observation."""
+    from actloop.tools._jsonschema import TOO_DEEP, schema_errors  # only JSON-schema tools need it
+
     try:
         return schema_errors(schema, value, schema)
     except RecursionError:
