@@ -9,7 +9,6 @@ schema; parameters named `run_manager` and `callbacks` are left out as LangChain
 from __future__ import annotations
 
 import inspect
-import textwrap
 import types
 import typing
 from collections.abc import Callable, Sequence
@@ -297,5 +296,7 @@ def _build_model(
         __module__=module,
         **definitions,
     )
+    import textwrap
+
     model.__doc__ = textwrap.dedent(doc)
     return model

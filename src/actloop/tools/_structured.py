@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import textwrap
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, overload
 
@@ -164,6 +163,8 @@ def _description(
     if found is None:
         raise ValueError("Function must have a docstring if description not provided.")
     if given is None:
+        import textwrap
+
         found = textwrap.dedent(found).strip()
     return found.strip()
 
