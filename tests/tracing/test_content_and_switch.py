@@ -1,0 +1,147 @@
+"""Message content only with the capture opt-in; instrument() and uninstrument() switch spans on
+and off for the whole process, and off leaves the callback fast path untouched."""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from actloop import AgentExecutor
+from actloop.callbacks._manager import configure
+from actloop.tool_calling import create_tool_calling_agent
+from actloop.tools import tool
+from actloop.tracing import CAPTURE_ENV, instrument, is_instrumented, uninstrument
+
+from .conftest import PROMPT, NamedModel, Spans, call, reply
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+def one_step() -> AgentExecutor:
+    model = NamedModel(
+        [
+            reply([call("add", {"a": 1, "b": 2}, "call-1")], (10, 3), "tool_calls"),
+            reply([], (20, 1), "stop", text="3"),
+        ]
+    )
+    return AgentExecutor(agent=create_tool_calling_agent(model, [add], PROMPT), tools=[add])
+
+
+CONTENT_KEYS = {
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
+    "gen_ai.tool.call.arguments",
+    "gen_ai.tool.call.result",
+}
+
+
+def _content(spans: Spans) -> list[dict[str, Any]]:
+    """The content attributes of each span, in end order."""
+    return [
+        {k: v for k, v in (s.attributes or {}).items() if k in CONTENT_KEYS}
+        for s in spans.finished()
+    ]
+
+
+@pytest.fixture
+def fresh() -> Iterator[Spans]:
+    """A provider to instrument by hand in the test; uninstrumented after."""
+    caught = Spans()
+    yield caught
+    uninstrument()
+    caught.provider.shutdown()
+
+
+def test_content_is_recorded_only_with_the_opt_in(fresh: Spans) -> None:
+    instrument(tracer_provider=fresh.provider, capture_content=True)
+    one_step().invoke({"input": "1+2?"})
+    first_call = [{"role": "user", "parts": [{"type": "text", "content": "1+2?"}]}]
+    tool_call = {"type": "tool_call", "id": "call-1", "name": "add", "arguments": {"a": 1, "b": 2}}
+    assistant = {"role": "assistant", "parts": [tool_call]}
+    assert _content(fresh) == [
+        {
+            "gen_ai.input.messages": json.dumps(first_call),
+            "gen_ai.output.messages": json.dumps([{**assistant, "finish_reason": "tool_calls"}]),
+        },
+        {"gen_ai.tool.call.arguments": '{"a": 1, "b": 2}', "gen_ai.tool.call.result": "3"},
+        {
+            "gen_ai.input.messages": json.dumps(
+                [
+                    *first_call,
+                    assistant,
+                    {
+                        "role": "tool",
+                        "parts": [{"type": "tool_call_response", "id": "call-1", "result": "3"}],
+                    },
+                ]
+            ),
+            "gen_ai.output.messages": json.dumps(
+                [
+                    {
+                        "role": "assistant",
+                        "parts": [{"type": "text", "content": "3"}],
+                        "finish_reason": "stop",
+                    }
+                ]
+            ),
+        },
+        {},  # the agent span
+    ]
+
+
+@pytest.mark.parametrize(
+    ("env", "flag", "recorded"),
+    [
+        ("true", None, True),
+        ("SPAN_ONLY", None, True),
+        ("false", None, False),
+        ("true", False, False),
+    ],
+)
+def test_the_conventions_environment_variable_opts_in_unless_overridden(
+    fresh: Spans, monkeypatch: pytest.MonkeyPatch, env: str, flag: bool | None, recorded: bool
+) -> None:
+    monkeypatch.setenv(CAPTURE_ENV, env)
+    instrument(tracer_provider=fresh.provider, capture_content=flag)
+    one_step().invoke({"input": "1+2?"})
+    assert [bool(c) for c in _content(fresh)] == [recorded, recorded, recorded, False]
+
+
+def test_uninstrument_turns_spans_off_and_instrument_twice_changes_nothing(
+    fresh: Spans, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert not is_instrumented()
+    assert configure(None) is None  # off: the callback fast path stays one `is None` check
+    instrument(tracer_provider=fresh.provider)
+    assert configure(None) is not None
+    with caplog.at_level(logging.WARNING, logger="actloop.tracing"):
+        instrument(tracer_provider=Spans().provider)
+    assert [r.getMessage() for r in caplog.records] == [
+        "actloop is already instrumented; call uninstrument() first to change the provider"
+    ]
+    one_step().invoke({"input": "1+2?"})
+    assert len(fresh.finished()) == 4  # one handler, not two: chat, tool, chat, agent
+    uninstrument()
+    assert not is_instrumented()
+    assert configure(None) is None
+    one_step().invoke({"input": "1+2?"})
+    assert len(fresh.finished()) == 4
+
+
+def test_importing_actloop_and_its_tracing_package_does_not_import_opentelemetry() -> None:
+    code = (
+        "import sys, actloop, actloop.tracing; "
+        "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "[]\n"
