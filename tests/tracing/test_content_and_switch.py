@@ -145,3 +145,11 @@ def test_importing_actloop_and_its_tracing_package_does_not_import_opentelemetry
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == "[]\n"
+
+
+def test_the_package_exports_report_its_public_path() -> None:
+    import actloop.tracing
+
+    functions = [getattr(actloop.tracing, n) for n in actloop.tracing.__all__ if n != "CAPTURE_ENV"]
+    assert {f.__module__ for f in functions} == {"actloop.tracing"}
+    assert actloop.tracing.__all__ == sorted(actloop.tracing.__all__)

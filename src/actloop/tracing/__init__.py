@@ -26,3 +26,8 @@ __all__ = [
     "is_instrumented",
     "uninstrument",
 ]
+
+for _name in __all__:
+    _obj = globals()[_name]
+    if getattr(_obj, "__module__", "").startswith(f"{__name__}._"):
+        _obj.__module__ = __name__  # users import these from actloop.tracing
