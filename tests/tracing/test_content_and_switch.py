@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from actloop import AgentExecutor
+from actloop.callbacks import BaseCallbackHandler
 from actloop.callbacks._manager import configure
 from actloop.tool_calling import create_tool_calling_agent
 from actloop.tools import tool
@@ -153,3 +154,40 @@ def test_the_package_exports_report_its_public_path() -> None:
     functions = [getattr(actloop.tracing, n) for n in actloop.tracing.__all__ if n != "CAPTURE_ENV"]
     assert {f.__module__ for f in functions} == {"actloop.tracing"}
     assert actloop.tracing.__all__ == sorted(actloop.tracing.__all__)
+
+
+class Recorder(BaseCallbackHandler):
+    """Records the name of every hook it gets, with the run's parent (as a depth)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, int]] = []
+        self.depth: dict[Any, int] = {}
+
+    def _seen(self, hook: str, kwargs: dict[str, Any]) -> None:
+        run, parent = kwargs["run_id"], kwargs.get("parent_run_id")
+        self.depth.setdefault(run, self.depth[parent] + 1 if parent in self.depth else 0)
+        self.events.append((hook, self.depth[run]))
+
+    def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
+        self._seen("chain_start", kwargs)
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
+        self._seen("chat_model_start", kwargs)
+
+    def on_tool_start(self, serialized: Any, input_str: str, **kwargs: Any) -> None:
+        self._seen("tool_start", kwargs)
+
+    def on_agent_finish(self, finish: Any, **kwargs: Any) -> None:
+        self._seen("agent_finish", kwargs)
+
+
+def test_a_users_handler_gets_the_same_events_with_tracing_on(fresh: Spans) -> None:
+    off = Recorder()
+    one_step().invoke({"input": "1+2?"}, {"callbacks": [off]})
+    instrument(tracer_provider=fresh.provider)
+    on = Recorder()
+    one_step().invoke({"input": "1+2?"}, {"callbacks": [on]})
+    assert on.events == off.events
+    hooks = [hook for hook, _ in off.events]
+    assert [hooks.count(h) for h in ("chain_start", "chat_model_start", "tool_start")] == [13, 2, 1]
+    assert len(fresh.finished()) == 4

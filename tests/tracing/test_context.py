@@ -81,7 +81,11 @@ PARALLEL = [
             chat((6, 1), "stop"),
         ],
         **FINISHED_ONE,
-        **{"gen_ai.usage.input_tokens": 11, "gen_ai.usage.output_tokens": 3},
+        **{
+            "gen_ai.provider.name": "namedmodel",
+            "gen_ai.usage.input_tokens": 11,
+            "gen_ai.usage.output_tokens": 3,
+        },
     )
 ]
 

@@ -121,6 +121,7 @@ def test_spans_arrive_over_otlp_http_at_a_collector_address(receiver: Receiver) 
         "gen_ai.agent.name": "AgentExecutor",
         "actloop.stop_reason": "finished",
         "actloop.iterations": 1,
+        "gen_ai.provider.name": "namedmodel",
         "gen_ai.usage.input_tokens": 30,
         "gen_ai.usage.output_tokens": 4,
     }

@@ -4,6 +4,7 @@ their exception events, the deadline and the iteration limit."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 from typing import Any
 
@@ -193,3 +194,14 @@ def test_the_iteration_limit_shows_as_the_stop_reason(spans: Spans) -> None:
             **{"actloop.stop_reason": "max_iterations", "actloop.iterations": 2},
         )
     ]
+
+
+def test_a_stream_closed_early_still_ends_its_agent_span(spans: Spans) -> None:
+    plans = [AgentAction("lookup", "a", ""), AgentAction("lookup", "b", "")]
+    executor = AgentExecutor(agent=ScriptedAgent(plans), tools=[lookup()])
+    stream = executor.stream({"input": "q"})
+    assert list(next(stream)) == ["actions", "messages"]  # before the first tool runs
+    stream.close()  # the consumer went away (a client disconnected)
+    del stream
+    gc.collect()
+    assert tree(spans.finished()) == [agent_span([], **{"actloop.stop_reason": "closed"})]

@@ -61,6 +61,7 @@ TWO_STEPS = [
         **{
             "actloop.stop_reason": "finished",
             "actloop.iterations": 2,
+            "gen_ai.provider.name": "namedmodel",
             "gen_ai.usage.input_tokens": 60,
             "gen_ai.usage.output_tokens": 12,
         },

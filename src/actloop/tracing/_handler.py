@@ -14,6 +14,7 @@ import contextvars
 import json
 import threading
 import time
+import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -51,13 +52,16 @@ _REQUEST_PARAMS = {
 
 
 class _Agent:
-    """An open agent run: the run itself (for its stop reason) and its models' token totals."""
+    """An open agent run: the run (weakly: a stream closed early drops it, which ends the span),
+    its models' token totals and providers."""
 
-    __slots__ = ("lock", "run", "tokens_in", "tokens_out", "usage")
+    __slots__ = ("closer", "lock", "providers", "ref", "tokens_in", "tokens_out", "usage")
 
-    def __init__(self, run: AgentRun) -> None:
-        self.run = run
+    def __init__(self, run: AgentRun, closer: weakref.finalize[Any, Any]) -> None:
+        self.ref = weakref.ref(run)
+        self.closer = closer
         self.lock = threading.Lock()
+        self.providers: set[str] = set()
         self.tokens_in = self.tokens_out = 0
         self.usage = False
 
@@ -71,6 +75,16 @@ class _Agent:
             self.usage = True
             self.tokens_in += tokens_in or 0
             self.tokens_out += tokens_out or 0
+
+    def attributes(self) -> dict[str, Any]:
+        """What the run's model calls add up to: token totals, and the provider if only one."""
+        out: dict[str, Any] = {}
+        if len(self.providers) == 1:
+            out["gen_ai.provider.name"] = next(iter(self.providers))
+        if self.usage:
+            out["gen_ai.usage.input_tokens"] = self.tokens_in
+            out["gen_ai.usage.output_tokens"] = self.tokens_out
+        return out
 
 
 class _Run:
@@ -177,7 +191,8 @@ class SpanHandler(BaseCallbackHandler):
             attributes=attributes,
             start_time=record.start,
         )
-        record.span, record.agent = span, _Agent(run)
+        closer = weakref.finalize(run, self._closed, run_id)
+        record.span, record.agent = span, _Agent(run, closer)
         record.context = trace.set_span_in_context(span, record.context)
         if durable is not None:
             propagate.inject(durable.context, context=record.context)
@@ -185,22 +200,28 @@ class SpanHandler(BaseCallbackHandler):
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         record = self._runs.pop(run_id, None)
         if record is not None and record.span is not None and record.agent is not None:
-            self._end_agent(record.span, record.agent, stop_reason(record.agent.run), None)
+            self._end_agent(record.span, record.agent, None)
 
     def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         record = self._runs.pop(run_id, None)
         if record is not None and record.span is not None and record.agent is not None:
-            self._end_agent(record.span, record.agent, "error", error)
+            self._end_agent(record.span, record.agent, error)
 
-    def _end_agent(
-        self, span: Span, agent: _Agent, reason: str, error: BaseException | None
-    ) -> None:
-        run = agent.run
-        span.set_attribute("actloop.stop_reason", reason)
+    def _closed(self, run_id: UUID) -> None:
+        """An agent run was dropped unfinished (a stream closed early): end its span."""
+        record = self._runs.pop(run_id, None)
+        if record is not None and record.span is not None:
+            record.span.set_attribute("actloop.stop_reason", "closed")
+            record.span.end()
+
+    def _end_agent(self, span: Span, agent: _Agent, error: BaseException | None) -> None:
+        agent.closer.detach()
+        run = agent.ref()
+        if run is None:
+            return
+        span.set_attribute("actloop.stop_reason", "error" if error else stop_reason(run))
         span.set_attribute("actloop.iterations", run.state.iterations)
-        if agent.usage:
-            span.set_attribute("gen_ai.usage.input_tokens", agent.tokens_in)
-            span.set_attribute("gen_ai.usage.output_tokens", agent.tokens_out)
+        span.set_attributes(agent.attributes())
         durable = run.durable
         if durable is not None and durable.previous_context:
             previous = trace.get_current_span(extract_context(durable.previous_context))
@@ -273,6 +294,8 @@ class SpanHandler(BaseCallbackHandler):
             attributes["gen_ai.request.stop_sequences"] = [str(s) for s in params["stop"]]
         if content is not None:
             attributes["gen_ai.input.messages"] = content
+        if parent.agent is not None:
+            parent.agent.providers.add(attributes["gen_ai.provider.name"])
         span = self.tracer.start_span(
             f"{operation} {model}" if model else operation,
             context=parent.context,
