@@ -2,13 +2,12 @@
 
 Shaped like OpenTelemetry's instrumentors: `instrument(tracer_provider=...)` (the global provider
 when None) adds one handler to every run through `callbacks`' global handlers, so no executor code
-knows about tracing; instrumenting twice logs a warning and changes nothing. Off, runs pay one
-`is None`-style check, as with no callbacks at all.
+knows about tracing. Instrumenting again replaces the provider and settings (one handler, never
+two). Off, runs pay one `is None`-style check, as with no callbacks at all.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 from typing import Any
 
@@ -34,11 +33,6 @@ def instrument(tracer_provider: Any = None, *, capture_content: bool | None = No
     messages, tool arguments and results (private data); None reads the conventions' opt-in,
     the `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` environment variable ("true").
     """
-    if _INSTALLED:
-        logging.getLogger("actloop.tracing").warning(
-            "actloop is already instrumented; call uninstrument() first to change the provider"
-        )
-        return
     try:
         from opentelemetry import trace
 
@@ -52,6 +46,7 @@ def instrument(tracer_provider: Any = None, *, capture_content: bool | None = No
     tracer = trace.get_tracer("actloop", __version__, tracer_provider)
     capture = _capture_from_env() if capture_content is None else capture_content
     handler = SpanHandler(tracer, capture)
+    uninstrument()  # instrumenting again switches to the new provider and settings
     add_global_handler(handler)
     _INSTALLED.append(handler)
 
