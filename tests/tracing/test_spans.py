@@ -104,3 +104,16 @@ def test_a_run_started_under_a_span_is_its_child(spans: Spans) -> None:
     assert agent.parent.span_id == request.get_span_context().span_id
     assert one_trace(finished)
     assert [root["name"] for root in tree(finished)] == ["request"]
+
+
+def test_a_chat_span_carries_the_requests_settings(spans: Spans) -> None:
+    model = NamedModel([reply([], (7, 2), "stop", text="x")])
+    bound = model.bind(temperature=0.5, max_tokens=64, stop=["END"])
+    executor = AgentExecutor(agent=create_tool_calling_agent(bound, [add], PROMPT), tools=[add])
+    executor.invoke({"input": "q"})
+    settings = {
+        "gen_ai.request.temperature": 0.5,
+        "gen_ai.request.max_tokens": 64,
+        "gen_ai.request.stop_sequences": ("END",),
+    }
+    assert tree(spans.finished())[0]["children"] == [chat((7, 2), "stop", **settings)]

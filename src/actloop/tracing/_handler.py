@@ -248,30 +248,10 @@ class SpanHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         content = input_messages(messages[0] if messages else []) if self.capture_content else None
-        self._start_model("chat", run_id, parent_run_id, metadata, invocation_params, content)
-
-    def on_llm_start(
-        self,
-        serialized: Any,
-        prompts: list[str],
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        metadata: dict[str, Any] | None = None,
-        invocation_params: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        content = None
-        if self.capture_content:
-            user = [{"role": "user", "parts": [{"type": "text", "content": p}]} for p in prompts]
-            content = json.dumps(user)
-        self._start_model(
-            "text_completion", run_id, parent_run_id, metadata, invocation_params, content
-        )
+        self._start_model(run_id, parent_run_id, metadata, invocation_params, content)
 
     def _start_model(
         self,
-        operation: str,
         run_id: UUID,
         parent_run_id: UUID | None,
         metadata: dict[str, Any] | None,
@@ -282,7 +262,7 @@ class SpanHandler(BaseCallbackHandler):
         metadata, params = metadata or {}, params or {}
         model = params.get("model") or params.get("model_name") or metadata.get("ls_model_name")
         attributes: dict[str, Any] = {
-            "gen_ai.operation.name": operation,
+            "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": str(metadata.get("ls_provider") or "_OTHER"),
         }
         if model:
@@ -297,7 +277,7 @@ class SpanHandler(BaseCallbackHandler):
         if parent.agent is not None:
             parent.agent.providers.add(attributes["gen_ai.provider.name"])
         span = self.tracer.start_span(
-            f"{operation} {model}" if model else operation,
+            f"chat {model}" if model else "chat",
             context=parent.context,
             kind=SpanKind.CLIENT,
             attributes=attributes,
