@@ -357,10 +357,12 @@ class Doc:
             self.add(
                 "`bench/tracing_cost.py`, OpenTelemetry SDK with a batch processor and an exporter "
                 f"that drops the spans. No-op loop (1,000 steps, one tool span a step): "
-                f"{loop['off']:.1f} µs/step off, {loop['on']:.1f} on, {loop['off_again']:.1f} off "
-                f"again after `uninstrument()`. Tool-calling agent (20 steps, a chat and a tool "
-                f"span a step): {agent['off']:.1f} µs/step off, {agent['on']:.1f} on, "
-                f"{agent['off_again']:.1f} off again. Off, a run pays one check of the global "
+                f"{loop['off']:.1f} µs/step off, {loop['handler']:.1f} with a do-nothing handler, "
+                f"{loop['on']:.1f} on, {loop['off_again']:.1f} off again after `uninstrument()`. "
+                f"Tool-calling agent (20 steps, a chat and a tool span a step): "
+                f"{agent['off']:.1f} µs/step off, {agent['handler']:.1f} with a do-nothing "
+                f"handler, {agent['on']:.1f} on, {agent['off_again']:.1f} off again. Off, a run "
+                f"pays one check of the global "
                 f"handlers in `configure` ({v['check_ns']:.0f} ns for a whole `configure(None)`).",
                 "",
             )
