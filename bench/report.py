@@ -355,8 +355,9 @@ class Doc:
             v = c["values"][0]
             loop, agent = v["loop"], v["agent"]
             self.add(
-                "`bench/tracing_cost.py`, OpenTelemetry SDK with a batch processor and an exporter "
-                f"that drops the spans. No-op loop (1,000 steps, one tool span a step): "
+                "`bench/tracing_cost.py`, best of 15; OpenTelemetry SDK with a batch processor "
+                "and an exporter that drops the spans. No-op loop (1,000 steps, one tool span a "
+                f"step): "
                 f"{loop['off']:.1f} µs/step off, {loop['handler']:.1f} with a do-nothing handler, "
                 f"{loop['on']:.1f} on, {loop['off_again']:.1f} off again after `uninstrument()`. "
                 f"Tool-calling agent (20 steps, a chat and a tool span a step): "
