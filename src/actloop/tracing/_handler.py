@@ -382,6 +382,7 @@ def _model_mistake(
     if name == "invalid_tool" and inputs and "requested_tool_name" in inputs:
         requested = str(inputs["requested_tool_name"])
         attributes["gen_ai.tool.name"] = requested
+        attributes.pop("gen_ai.tool.description", None)  # the stand-in's, not the asked tool's
         attributes["error.type"] = "invalid_tool"
         return requested, f"the agent asked for an unknown tool {requested!r}"
     if name == "_Exception":
