@@ -41,6 +41,7 @@ WORKLOADS = [
     "many",
     "local",
     "journal",
+    "tracing",
 ]
 HUNG_CAP = 5.0  # seconds we wait for a reference stuck on the hung tool
 CALL_TIMEOUT = 240.0  # any single in-worker measurement
@@ -431,6 +432,24 @@ class Bench:
         else:
             c["error"] = (r.stderr.strip().splitlines() or ["?"])[-1]
         self.log(f"journal actloop {c['values'] or c.get('error')}")
+
+    def w_tracing(self) -> None:
+        """actloop only: what OpenTelemetry spans cost per step, off and on."""
+        if "actloop" not in self.libs:
+            return
+        c = self.cell("tracing", "actloop", "-")
+        r = subprocess.run(
+            [sys.executable, str(BENCH / "tracing_cost.py"), "--json"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=_env(),
+        )
+        if r.returncode == 0:
+            c["values"].append(json.loads(r.stdout.strip().splitlines()[-1]))
+        else:
+            c["error"] = (r.stderr.strip().splitlines() or ["?"])[-1]
+        self.log(f"tracing actloop {c['values'] or c.get('error')}")
 
     def run(self, workloads: list[str]) -> None:
         OUT.mkdir(exist_ok=True)

@@ -21,7 +21,14 @@ from actloop.callbacks import (
     StdOutCallbackHandler,
 )
 
-__all__ = ["CallbackManager", "RunManager", "configure", "new_run_id"]
+__all__ = [
+    "CallbackManager",
+    "RunManager",
+    "add_global_handler",
+    "configure",
+    "new_run_id",
+    "remove_global_handler",
+]
 
 _IGNORE_FLAG = {
     "on_chain_start": "ignore_chain",
@@ -47,6 +54,24 @@ _NOOP_HOOKS = frozenset(
     if name.startswith("on_") and callable(hook)
 )
 """The no-op hook functions of the base handlers: a handler that did not override one skips it."""
+
+
+_global_handlers: tuple[BaseCallbackHandler, ...] = ()
+"""Handlers every run in the process gets, inherited by its children (`add_global_handler`)."""
+
+
+def add_global_handler(handler: BaseCallbackHandler) -> None:
+    """Give every run from now on `handler` (as langchain-core's `register_configure_hook`
+    does); `actloop.tracing.instrument()` attaches its span handler this way."""
+    global _global_handlers
+    if handler not in _global_handlers:
+        _global_handlers = (*_global_handlers, handler)
+
+
+def remove_global_handler(handler: BaseCallbackHandler) -> None:
+    """Stop giving new runs `handler`; runs already open keep it until they end."""
+    global _global_handlers
+    _global_handlers = tuple(h for h in _global_handlers if h is not handler)
 
 
 def new_run_id() -> uuid.UUID:
@@ -269,6 +294,11 @@ class RunManager:
         for awaitable in pending:
             await awaitable
 
+    def notify(self, event: str, *args: Any) -> None:
+        """Tell the handlers a private fact about this run (e.g. `_on_agent_run`); only handlers
+        that define the hook get it, and a coroutine hook waits with the start event's hooks."""
+        self.pending += _dispatch(self.handlers, event, args, self._kwargs({}))
+
     def flush(self) -> None:
         """Run the start event's coroutine hooks (sync path)."""
         pending = self.take_pending()
@@ -315,9 +345,10 @@ def configure(
 ) -> CallbackManager | None:
     """The manager for a run from config callbacks (inherited) and constructor callbacks (local).
 
-    Returns None when no handler is attached: callers then skip all callback work.
+    Returns None when no handler is attached: callers then skip all callback work. Global
+    handlers (`add_global_handler`) join the inherited ones.
     """
-    if callbacks is None and not local_callbacks and not verbose:
+    if callbacks is None and not local_callbacks and not verbose and not _global_handlers:
         return None
     local_tags: list[str] | None = None
     inherited: list[BaseCallbackHandler]
@@ -332,6 +363,8 @@ def configure(
         local = list(local_callbacks.handlers)
     else:
         local = list(local_callbacks or ())
+    if _global_handlers:
+        inherited = [*inherited, *(h for h in _global_handlers if h not in inherited)]
     if verbose and not any(isinstance(h, StdOutCallbackHandler) for h in [*inherited, *local]):
         local.append(StdOutCallbackHandler())
     if not inherited and not local:

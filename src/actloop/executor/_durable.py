@@ -103,6 +103,11 @@ class DurableRun:
         self.known: dict[int, Any] = {}
         self.starts: dict[int, int] = {}
         self.decisions: dict[tuple[int, int], Decision] = {}
+        self.context: dict[str, str] = {}
+        """Trace propagation fields of this run (a W3C `traceparent`), set by a tracing handler
+        and journaled when the run opens, so that a resume can link back to it."""
+        self.previous_context: dict[str, str] = {}
+        """The propagation fields of the latest run of this thread before this one (on resume)."""
 
     @property
     def lease(self) -> Lease | None:
@@ -121,6 +126,8 @@ class DurableRun:
             self._create(record)
         else:
             self._resume(record, self.request)
+        if self.context:
+            self.journal.write("context", data=json.dumps(self.context))
 
     def _create(self, record: RunRecord | None) -> None:
         name = self.thread_id
@@ -143,6 +150,8 @@ class DurableRun:
         assert record is not None
         self._check_fingerprint(record.fingerprint)
         entries = self.store.entries(self.thread_id)
+        contexts = [e.data for e in entries if e.kind == "context" and e.data]
+        self.previous_context = json.loads(contexts[-1]) if contexts else {}
         tail = replay(self.core, entries, self.thread_id)
         self.known, self.starts, self.decisions = tail.known, tail.starts, tail.decisions
         self.tail_act = self.core.act

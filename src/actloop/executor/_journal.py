@@ -279,7 +279,7 @@ class Tail(NamedTuple):
 
 def replay(core: JournalCore, entries: list[JournalEntry], thread_id: str) -> Tail:
     """Bring `core` to the journal's last state without running the agent or a tool."""
-    ordered = [e for e in entries if e.act is None]
+    ordered = [e for e in entries if e.act is None and e.kind != "context"]
     obs = {(e.act, e.call): e for e in entries if e.kind == "obs"}
     timeouts = {e.act: e for e in entries if e.kind == "timeout"}
     starts = {(e.act, e.call): e.seq for e in entries if e.kind == "start"}

@@ -138,6 +138,8 @@ class AgentRun:
             limit = config.get("max_concurrency")
             self.core = LoopCore(self.settings, self.state, time.monotonic, limit)
         self.config = config
+        if self.manager is not None:
+            self.manager.notify("_on_agent_run", self)  # e.g. actloop.tracing's invoke_agent span
 
     def _driver(self, cls: type[_D], emit: bool) -> _D:
         """A driver of this run's core, with the durable run's hooks if any."""
