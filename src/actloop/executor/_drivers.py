@@ -11,6 +11,7 @@ A durable run attaches `StepHooks` (`hooks`) that see each step and each call.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
@@ -118,8 +119,18 @@ class SyncDriver(_DriverBase):
                 yield ("finish", effect.finish)
                 return
             else:
-                args, kwargs = self._stop_args(effect)
-                core.send(self.agent.return_stopped_response(*args, **kwargs))
+                core.send(self._stop(effect))
+
+    def _stop(self, effect: Stop) -> Any:
+        """The stopped response; a `generate` call past the deadline gives way to `late_stop`."""
+        args, kwargs = self._stop_args(effect)
+        call = functools.partial(self.agent.return_stopped_response, *args, **kwargs)
+        if effect.within is None:
+            return call()
+        try:
+            return _wait_one(call, (), effect.within)
+        except _Deadline:
+            return self._stop(self.core.late_stop())
 
     def _plan(self, effect: Plan) -> None:
         remaining = self.core.remaining() if self.timed else None
@@ -127,7 +138,7 @@ class SyncDriver(_DriverBase):
             if remaining is None:
                 output = self.agent.plan(effect.steps, self._child(), **self.inputs)
             else:
-                output = _wait_one(self._plan_call, effect.steps, remaining)
+                output = _wait_one(self._plan_call, (effect.steps,), remaining)
         except OutputParserException as exc:
             output = exc
         except _Deadline:
@@ -182,36 +193,64 @@ class _Deadline(Exception):
     """The deadline passed while waiting on a worker."""
 
 
-def _wait_one(fn: Callable[[Any], Any], arg: Any, remaining: float) -> Any:
-    """Run `fn(arg)` on a daemon worker and wait at most `remaining` seconds."""
+def _wait_one(fn: Callable[..., Any], args: tuple[Any, ...], remaining: float) -> Any:
+    """Run `fn(*args)` on a daemon worker and wait at most `remaining` seconds; a call still
+    running then (or when the wait is interrupted) is abandoned."""
     import concurrent.futures  # with the workers, on first use: it costs ~5 ms at import
 
-    from actloop.runnables._workers import submit
+    from actloop.runnables._workers import abandon, submit
 
-    future = submit(fn, arg)
+    future = submit(fn, *args)
     try:
         return future.result(timeout=max(remaining, 0.0))
     except concurrent.futures.TimeoutError:
         if not future.done():
+            abandon((future,))
             raise _Deadline from None
         return future.result()  # `fn` itself raised TimeoutError (or finished just now)
+    except BaseException:
+        abandon((future,))
+        raise
 
 
 def _run_window(
     fn: Callable[[ToolCall, int], Any], calls: Calls, limit: int, timeout: float | None
 ) -> tuple[list[Future[Any]], set[Future[Any]]]:
     """Run the calls on workers, at most `limit` at a time, until all finish, one raises or the
-    timeout passes; calls not started by then never start. Returns (futures, finished ones)."""
+    timeout passes. Calls not started by then never start (queued ones are cancelled) and running
+    ones are abandoned, also when the wait itself is interrupted. Returns (futures, finished)."""
+    from actloop.runnables._workers import abandon
+
+    futures: list[Future[Any]] = []
+    try:
+        _wait_window(fn, calls, limit, timeout, futures)
+    except BaseException:
+        abandon(futures)
+        raise
+    done = {f for f in futures if f.done()}
+    if len(done) < len(futures):
+        abandon(futures)
+    return futures, done
+
+
+def _wait_window(
+    fn: Callable[[ToolCall, int], Any],
+    calls: Calls,
+    limit: int,
+    timeout: float | None,
+    futures: list[Future[Any]],
+) -> None:
+    """Submit into `futures` and wait, as `_run_window` says."""
     import concurrent.futures
 
     from actloop.runnables._workers import submit
 
-    futures = [submit(fn, call, i) for i, call in enumerate(calls[:limit])]
+    futures.extend(submit(fn, call, i) for i, call in enumerate(calls[:limit]))
     if limit >= len(calls):
-        done, _ = concurrent.futures.wait(
+        concurrent.futures.wait(
             futures, timeout=timeout, return_when=concurrent.futures.FIRST_EXCEPTION
         )
-        return futures, done
+        return
     deadline = None if timeout is None else time.monotonic() + timeout
     running = set(futures)
     while running:
@@ -220,12 +259,11 @@ def _run_window(
             running, timeout=left, return_when=concurrent.futures.FIRST_COMPLETED
         )
         if not done or any(f.exception() is not None for f in done):
-            break
+            return
         while len(running) < limit and len(futures) < len(calls):
             index = len(futures)
             futures.append(submit(fn, calls[index], index))
             running.add(futures[-1])
-    return futures, {f for f in futures if f.done()}
 
 
 class _Fatal(Exception):
@@ -299,11 +337,20 @@ class AsyncDriver(_DriverBase):
                 yield ("finish", effect.finish)
                 return
             else:
-                args, kwargs = self._stop_args(effect)
-                if effect.generate:
-                    core.send(await self.agent.areturn_stopped_response(*args, **kwargs))
-                else:
-                    core.send(self.agent.return_stopped_response(*args, **kwargs))
+                core.send(await self._stop(effect))
+
+    async def _stop(self, effect: Stop) -> Any:
+        """Async twin of `SyncDriver._stop` (`generate` awaits `areturn_stopped_response`)."""
+        args, kwargs = self._stop_args(effect)
+        if not effect.generate:
+            return self.agent.return_stopped_response(*args, **kwargs)
+        call = self.agent.areturn_stopped_response(*args, **kwargs)
+        if effect.within is None:
+            return await call
+        try:
+            return await _within(call, effect.within)
+        except _Deadline:
+            return await self._stop(self.core.late_stop())
 
     async def _plan(self, effect: Plan) -> None:
         remaining = self.core.remaining() if self.timed else None
