@@ -31,6 +31,7 @@ def fan_out(tool, inputs):
 def sub_agent_tool(name, width, inner):
     # A tool whose every call runs its own agent with `width` parallel calls of `inner`.
     def run(q):
+        time.sleep(0.3)  # the sub-agent thinks first: every caller holds its worker by then
         agent = fan_out(inner.name, [f"{q}.{i}" for i in range(width)])
         steps = AgentExecutor(agent=agent, tools=[inner], return_intermediate_steps=True)
         return str(len(steps.invoke({"input": q})["intermediate_steps"]))
