@@ -5,8 +5,8 @@ the async twins `_agenerate_message` / `_astream_message` when it has real async
 are derived: generate merges the stream, stream yields one chunk from generate. An async hook the
 subclass lacks is served by its sync hook run on a daemon worker (as langchain-core runs it in an
 executor), so a sync-only provider never blocks the event loop: deadlines and `asyncio.wait_for`
-can stop waiting for it (the call itself runs on, abandoned). Callbacks are chat-model callbacks (`on_chat_model_start`, `on_llm_*`),
-fired only when a handler is attached.
+can stop waiting for it (the call itself runs on, abandoned). Callbacks are chat-model callbacks
+(`on_chat_model_start`, `on_llm_*`), fired only when a handler is attached.
 """
 
 from __future__ import annotations
@@ -226,8 +226,11 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             return
         from actloop.runnables._workers import run_in_worker
 
-        chunks, end = self._stream_message(messages, stop, **kwargs), _END
-        while (chunk := await run_in_worker(next, chunks, end)) is not end:
+        chunks = self._stream_message(messages, stop, **kwargs)
+        while True:
+            chunk: Any = await run_in_worker(next, chunks, _END)
+            if chunk is _END:
+                return
             yield chunk
 
     def _identifying_params(self) -> dict[str, Any]:
