@@ -71,7 +71,7 @@ elif case == "abandoned":  # 128 calls hang forever; later runs must still work
         "timed": [o for _, o in timed.invoke({"input": "q"})["intermediate_steps"]],
     }))
 
-else:  # "interrupt" or "deadline": 140 calls on a full pool; none may start after the run ends
+else:  # "interrupt", "deadline", "adeadline": 140 calls on a full pool, none start late
     gate = threading.Event()
     started = []
     lock = threading.Lock()
@@ -83,7 +83,7 @@ else:  # "interrupt" or "deadline": 140 calls on a full pool; none may start aft
         return "slow " + q
 
     tool = Tool(name="slow", func=slow, description="slow")
-    limit = 1.0 if case == "deadline" else None
+    limit = 1.0 if case in ("deadline", "adeadline") else None
     executor = AgentExecutor(agent=fan_out("slow", [str(i) for i in range(140)]), tools=[tool],
                              max_execution_time=limit)
     if case == "interrupt":
@@ -94,7 +94,10 @@ else:  # "interrupt" or "deadline": 140 calls on a full pool; none may start aft
             os.kill(os.getpid(), signal.SIGINT)
         threading.Thread(target=interrupt, daemon=True).start()
     try:
-        outcome = executor.invoke({"input": "q"})["output"]
+        if case == "adeadline":
+            outcome = asyncio.run(executor.ainvoke({"input": "q"}))["output"]
+        else:
+            outcome = executor.invoke({"input": "q"})["output"]
     except KeyboardInterrupt:
         outcome = "KeyboardInterrupt"
     with lock:
@@ -140,8 +143,9 @@ def test_no_queued_call_starts_after_ctrl_c() -> None:
     assert result["at_end"] <= 128
 
 
-def test_no_queued_call_starts_after_the_deadline() -> None:
-    result = run_case("deadline")
+@pytest.mark.parametrize("case", ["deadline", "adeadline"])
+def test_no_queued_call_starts_after_the_deadline(case: str) -> None:
+    result = run_case(case)
     assert result["outcome"] == "Agent stopped due to max iterations."
     assert result["after"] == 0
     assert result["at_end"] <= 128

@@ -5,24 +5,24 @@ emits, the stop call, when `on_agent_action` fires, how many calls run at once, 
 failure does) is asked of the core (`_loop`). Sync: one tool runs inline; several run on daemon
 workers (`actloop.runnables._workers`), results in action order. With a deadline every plan and
 tool call runs on a worker and the driver stops waiting when the deadline passes: a hung call is
-abandoned, never joined. Async: calls are tasks; at the deadline pending tasks are cancelled.
+abandoned, never joined (how it waits is in `_waits`). Async: calls are tasks; at the deadline
+pending tasks are cancelled.
 A durable run attaches `StepHooks` (`hooks`) that see each step and each call.
 """
 
 from __future__ import annotations
 
 import functools
-import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from actloop.exceptions import OutputParserException
 from actloop.executor._loop import Act, ActTimeout, Done, Event, LoopCore, Plan, Stop, ToolCall
+from actloop.executor._waits import Deadline, Fatal, collect, run_window, wait_one, within
 from actloop.runnables._config import RunnableConfig
 
 if TYPE_CHECKING:
     import asyncio
-    from concurrent.futures import Future
 
     from actloop.callbacks._manager import CallbackManager, RunManager
 
@@ -128,8 +128,8 @@ class SyncDriver(_DriverBase):
         if effect.within is None:
             return call()
         try:
-            return _wait_one(call, (), effect.within)
-        except _Deadline:
+            return wait_one(call, (), effect.within)
+        except Deadline:
             return self._stop(self.core.late_stop())
 
     def _plan(self, effect: Plan) -> None:
@@ -138,10 +138,10 @@ class SyncDriver(_DriverBase):
             if remaining is None:
                 output = self.agent.plan(effect.steps, self._child(), **self.inputs)
             else:
-                output = _wait_one(self._plan_call, (effect.steps,), remaining)
+                output = wait_one(self._plan_call, (effect.steps,), remaining)
         except OutputParserException as exc:
             output = exc
-        except _Deadline:
+        except Deadline:
             self.core.deadline_passed()
             return
         self.core.send(output)
@@ -170,8 +170,8 @@ class SyncDriver(_DriverBase):
         if remaining is None and limit == 1:
             return self._act_inline(calls)
         timeout = None if remaining is None else max(remaining, 0.0)
-        futures, done = _run_window(self._run_tool, calls, limit, timeout)
-        finished, error = _collect(futures, done)
+        futures, done = run_window(self._run_tool, calls, limit, timeout)
+        finished, error = collect(futures, done)
         if error is not None:
             raise self.core.failed(error, calls, finished)
         if len(done) < len(calls):
@@ -187,126 +187,6 @@ class SyncDriver(_DriverBase):
                 self.core.failed(exc, calls, dict(enumerate(results)))
                 raise
         return results
-
-
-class _Deadline(Exception):
-    """The deadline passed while waiting on a worker."""
-
-
-def _wait_one(fn: Callable[..., Any], args: tuple[Any, ...], remaining: float) -> Any:
-    """Run `fn(*args)` on a daemon worker and wait at most `remaining` seconds; a call still
-    running then (or when the wait is interrupted) is abandoned."""
-    import concurrent.futures  # with the workers, on first use: it costs ~5 ms at import
-
-    from actloop.runnables._workers import abandon, submit
-
-    future = submit(fn, *args)
-    try:
-        return future.result(timeout=max(remaining, 0.0))
-    except concurrent.futures.TimeoutError:
-        if not future.done():
-            abandon((future,))
-            raise _Deadline from None
-        return future.result()  # `fn` itself raised TimeoutError (or finished just now)
-    except BaseException:
-        abandon((future,))
-        raise
-
-
-def _run_window(
-    fn: Callable[[ToolCall, int], Any], calls: Calls, limit: int, timeout: float | None
-) -> tuple[list[Future[Any]], set[Future[Any]]]:
-    """Run the calls on workers, at most `limit` at a time, until all finish, one raises or the
-    timeout passes. Calls not started by then never start (queued ones are cancelled) and running
-    ones are abandoned, also when the wait itself is interrupted. Returns (futures, finished)."""
-    from actloop.runnables._workers import abandon
-
-    futures: list[Future[Any]] = []
-    try:
-        _wait_window(fn, calls, limit, timeout, futures)
-    except BaseException:
-        abandon(futures)
-        raise
-    done = {f for f in futures if f.done()}
-    if len(done) < len(futures):
-        abandon(futures)
-    return futures, done
-
-
-def _wait_window(
-    fn: Callable[[ToolCall, int], Any],
-    calls: Calls,
-    limit: int,
-    timeout: float | None,
-    futures: list[Future[Any]],
-) -> None:
-    """Submit into `futures` and wait, as `_run_window` says."""
-    import concurrent.futures
-
-    from actloop.runnables._workers import submit
-
-    futures.extend(submit(fn, call, i) for i, call in enumerate(calls[:limit]))
-    if limit >= len(calls):
-        concurrent.futures.wait(
-            futures, timeout=timeout, return_when=concurrent.futures.FIRST_EXCEPTION
-        )
-        return
-    deadline = None if timeout is None else time.monotonic() + timeout
-    running = set(futures)
-    while running:
-        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-        done, running = concurrent.futures.wait(
-            running, timeout=left, return_when=concurrent.futures.FIRST_COMPLETED
-        )
-        if not done or any(f.exception() is not None for f in done):
-            return
-        while len(running) < limit and len(futures) < len(calls):
-            index = len(futures)
-            futures.append(submit(fn, calls[index], index))
-            running.add(futures[-1])
-
-
-class _Fatal(Exception):
-    """Carries a tool's KeyboardInterrupt or SystemExit out of a child task (see AsyncDriver)."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__(error)
-        self.error = error
-
-
-def _collect(futures: list[Any], done: set[Any]) -> tuple[dict[int, Any], BaseException | None]:
-    """Results of the finished futures by index, and the first error in action order."""
-    finished: dict[int, Any] = {}
-    error: BaseException | None = None
-    for i, future in enumerate(futures):
-        if future not in done:
-            continue
-        exc = future.exception()
-        if exc is None:
-            finished[i] = future.result()
-        elif error is None:
-            error = exc.error if isinstance(exc, _Fatal) else exc
-    return finished, error
-
-
-async def _within(call: Any, remaining: float) -> Any:
-    """Await `call` for at most `remaining` seconds, then cancel it and raise `_Deadline`.
-
-    Unlike `asyncio.wait_for`, a TimeoutError raised by the call itself is not taken for the
-    deadline, and a call that ignores its cancellation is abandoned rather than awaited.
-    """
-    import asyncio
-
-    task = asyncio.ensure_future(call)
-    try:
-        done, _ = await asyncio.wait((task,), timeout=max(remaining, 0.0))
-    except BaseException:
-        task.cancel()
-        raise
-    if not done:
-        task.cancel()
-        raise _Deadline
-    return task.result()
 
 
 class AsyncDriver(_DriverBase):
@@ -348,8 +228,8 @@ class AsyncDriver(_DriverBase):
         if effect.within is None:
             return await call
         try:
-            return await _within(call, effect.within)
-        except _Deadline:
+            return await within(call, effect.within)
+        except Deadline:
             return await self._stop(self.core.late_stop())
 
     async def _plan(self, effect: Plan) -> None:
@@ -359,10 +239,10 @@ class AsyncDriver(_DriverBase):
             if remaining is None:
                 output = await call
             else:
-                output = await _within(call, remaining)
+                output = await within(call, remaining)
         except OutputParserException as exc:
             output = exc
-        except _Deadline:
+        except Deadline:
             self.core.deadline_passed()
             return
         self.core.send(output)
@@ -397,7 +277,7 @@ class AsyncDriver(_DriverBase):
             async with gate:
                 return await self._run_tool(call, index)
         except (KeyboardInterrupt, SystemExit) as exc:
-            raise _Fatal(exc) from None
+            raise Fatal(exc) from None
 
     async def _act(self, calls: Calls) -> list[Any] | ActTimeout:
         import asyncio
@@ -411,24 +291,27 @@ class AsyncDriver(_DriverBase):
             except BaseException as exc:
                 self.core.failed(exc, calls, {})
                 raise
+        from actloop.runnables._workers import abandon, tracking
+
         limit = self.core.window(len(calls))
         gate = asyncio.Semaphore(limit) if limit < len(calls) else None
-        tasks = [
-            asyncio.ensure_future(self._run_tool_task(call, i, gate))
-            for i, call in enumerate(calls)
-        ]
+        with tracking() as started:  # the tasks' sync tools record their worker calls here
+            tasks = [
+                asyncio.ensure_future(self._run_tool_task(call, i, gate))
+                for i, call in enumerate(calls)
+            ]
         timeout = None if remaining is None else max(remaining, 0.0)
+        pending: set[asyncio.Task[Any]] = set(tasks)  # all of them, if the wait is interrupted
         try:
             done, pending = await asyncio.wait(
                 tasks, timeout=timeout, return_when=asyncio.FIRST_EXCEPTION
             )
-        except BaseException:
-            for task in tasks:
-                task.cancel()
-            raise
-        for task in pending:
-            task.cancel()
-        finished, error = _collect(tasks, done)
+        finally:
+            if pending:  # no queued call may start once we stop waiting
+                abandon(started)
+                for task in pending:
+                    task.cancel()
+        finished, error = collect(tasks, done)
         if error is not None:
             raise self.core.failed(error, calls, finished)
         if pending:

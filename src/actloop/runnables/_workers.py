@@ -17,17 +17,18 @@ Two rules keep the bound (`MAX_WORKERS`) from ever causing a hang:
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import queue
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["abandon", "run_in_worker", "submit"]
+__all__ = ["abandon", "run_in_worker", "submit", "tracking"]
 
 T = TypeVar("T")
 
@@ -44,6 +45,9 @@ _backlog = 0
 _written_off: set[Future[Any]] = set()
 """Running calls whose caller stopped waiting: their worker exits once the call returns."""
 _local = threading.local()
+_tracked: contextvars.ContextVar[list[Future[Any]] | None] = contextvars.ContextVar(
+    "actloop_tracked_calls", default=None
+)
 MAX_WORKERS = 128
 """Past this many workers, top-level calls queue for the next free one instead of starting a
 thread (calls from inside a worker never queue).
@@ -104,13 +108,14 @@ def submit(fn: Callable[..., T], *args: Any) -> Future[T]:
 
 def abandon(futures: Iterable[Future[Any]]) -> None:
     """The caller stops waiting on these calls: the ones not started never start, and each
-    running one frees its place in the bound (its worker exits when the call returns)."""
+    running one frees its place in the bound (its worker exits when the call returns).
+
+    Queued calls are cancelled first, so a replacement worker never picks one of them up."""
     global _started, _backlog
+    running = [f for f in futures if not f.done() and not f.cancel()]
     replacements = 0
-    for future in futures:
-        if future.done() or future.cancel():
-            continue
-        with _lock:
+    with _lock:
+        for future in running:
             if future.done() or future in _written_off:
                 continue
             _written_off.add(future)
@@ -121,6 +126,19 @@ def abandon(futures: Iterable[Future[Any]]) -> None:
                 replacements += 1
     for _ in range(replacements):
         _start_thread()
+
+
+@contextlib.contextmanager
+def tracking() -> Generator[list[Future[Any]]]:
+    """Inside the block (and in tasks created in it), `run_in_worker` records its calls in the
+    yielded list, so a caller that gives up on several tasks can `abandon` their calls at once
+    (queued ones first) before cancelling the tasks."""
+    calls: list[Future[Any]] = []
+    token = _tracked.set(calls)
+    try:
+        yield calls
+    finally:
+        _tracked.reset(token)
 
 
 async def run_in_worker(fn: Callable[..., T], *args: Any) -> T:
@@ -136,6 +154,9 @@ async def run_in_worker(fn: Callable[..., T], *args: Any) -> T:
     loop = asyncio.get_running_loop()
     waiter: asyncio.Future[T] = loop.create_future()
     future = submit(fn, *args)
+    calls = _tracked.get()
+    if calls is not None:
+        calls.append(future)
 
     def forward(done: Future[T]) -> None:
         try:
