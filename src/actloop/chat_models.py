@@ -3,13 +3,15 @@
 A provider implements `_generate_message` (one reply) and/or `_stream_message` (reply chunks), plus
 the async twins `_agenerate_message` / `_astream_message` when it has real async I/O. Missing hooks
 are derived: generate merges the stream, stream yields one chunk from generate. An async hook the
-subclass lacks is served by its sync hook called inline (no thread), so a sync-only provider blocks
-the loop while it runs. Callbacks are chat-model callbacks (`on_chat_model_start`, `on_llm_*`),
-fired only when a handler is attached.
+subclass lacks is served by its sync hook run on a daemon worker (as langchain-core runs it in an
+executor), so a sync-only provider never blocks the event loop: deadlines and `asyncio.wait_for`
+can stop waiting for it (the call itself runs on, abandoned). Callbacks are chat-model callbacks
+(`on_chat_model_start`, `on_llm_*`), fired only when a handler is attached.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
@@ -59,6 +61,10 @@ _ROLES: dict[str, type[BaseMessage]] = {
     "system": SystemMessage,
     "developer": SystemMessage,
 }
+
+
+_END: Any = object()
+"""What `next` returns for an exhausted sync stream read from the async path."""
 
 
 def _to_message(item: Any) -> BaseMessage:
@@ -200,20 +206,31 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
     async def _agenerate_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> AIMessage:
-        """One reply (async); by default merged `_astream_message`, else the sync hook inline."""
+        """One reply (async); by default merged `_astream_message`, else the sync hook on a
+        worker thread."""
         if not self._overrides("_astream_message"):
-            return self._generate_message(messages, stop, **kwargs)
+            from actloop.runnables._workers import run_in_worker
+
+            call = functools.partial(self._generate_message, messages, stop, **kwargs)
+            return await run_in_worker(call)
         chunks = [c async for c in self._astream_message(messages, stop, **kwargs)]
         return message_chunk_to_message(_merge(chunks))
 
     async def _astream_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> AsyncIterator[AIMessageChunk]:
-        """Reply chunks (async); from `_agenerate_message` if any, else the sync stream inline."""
+        """Reply chunks (async); from `_agenerate_message` if any, else the sync stream, each
+        chunk read on a worker thread."""
         if self._overrides("_agenerate_message"):
             yield _to_chunk(await self._agenerate_message(messages, stop, **kwargs))
             return
-        for chunk in self._stream_message(messages, stop, **kwargs):
+        from actloop.runnables._workers import run_in_worker
+
+        chunks = self._stream_message(messages, stop, **kwargs)
+        while True:
+            chunk: Any = await run_in_worker(next, chunks, _END)
+            if chunk is _END:
+                return
             yield chunk
 
     def _identifying_params(self) -> dict[str, Any]:

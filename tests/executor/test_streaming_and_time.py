@@ -25,6 +25,10 @@ from actloop.testing import ScriptedAgent, ScriptedMultiActionAgent
 
 from .conftest import finish, make_tool
 
+LIVENESS = 10.0
+"""Seconds a run with a deadline under 1 s may take before we call it hung (its tool or model
+hangs forever): a liveness guard, not a speed claim."""
+
 
 def test_stream_chunks_exact(search: Any) -> None:
     a1 = AgentAction("search", "cats", "I search")
@@ -167,7 +171,7 @@ async def test_hung_tool_stops_at_deadline(mode: str) -> None:
         )
     finally:
         release.set()
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < LIVENESS  # the hung call would never return
     assert result == {
         "input": "q",
         "output": "Agent stopped due to iteration limit or time limit.",

@@ -22,7 +22,10 @@ from actloop.tools.builtin._files import (
     read_file,
 )
 
-QUICK = 1.0  # seconds any hostile input may take
+LIVENESS = 30.0
+"""Seconds a hostile input may take before we call the tool hung. A liveness guard, not a speed
+claim: each input is refused before any real work (computed, it would take hours or never end).
+Their speed is measured in `bench/hostile.py`."""
 
 
 def timed(call: Callable[[], object]) -> float:
@@ -186,7 +189,7 @@ def test_calculate_refuses_with_a_clear_message(expression: str, message: str) -
     with pytest.raises(CalculatorError) as caught:
         calculate(expression)
     assert str(caught.value) == message
-    assert timed(lambda: calculate(expression)) < QUICK
+    assert timed(lambda: calculate(expression)) < LIVENESS
 
 
 @pytest.mark.parametrize(
@@ -206,7 +209,7 @@ def test_calculate_refuses_with_a_clear_message(expression: str, message: str) -
     ],
 )
 def test_calculate_hostile_inputs_are_refused_quickly(expression: str) -> None:
-    assert timed(lambda: calculate(expression)) < QUICK
+    assert timed(lambda: calculate(expression)) < LIVENESS
     with pytest.raises(CalculatorError):
         calculate(expression)
 
@@ -244,7 +247,7 @@ def _returns_str_or_refuses(expression: str) -> None:
     else:
         assert isinstance(result, str)
         assert result
-    assert time.perf_counter() - start < QUICK
+    assert time.perf_counter() - start < LIVENESS
 
 
 @given(st.text(max_size=200))
@@ -382,19 +385,19 @@ def test_read_file_refuses_symlink_loops_and_long_paths_quickly(root: Path) -> N
     with pytest.raises(FileToolError, match=r"^cannot access 'loop1': "):
         read_file(root, "loop1")
     long_path = "a/" * 50_000
-    assert timed(lambda: read_file(root, long_path)) < QUICK
+    assert timed(lambda: read_file(root, long_path)) < LIVENESS
     with pytest.raises(FileToolError) as caught:
         read_file(root, long_path)
     assert str(caught.value) == "the path is too long (the limit is 4096 characters)"
     deep = "sub/" + "./" * 2_000 + "a"
-    assert timed(lambda: list_dir(root, deep)) < QUICK
+    assert timed(lambda: list_dir(root, deep)) < LIVENESS
     with pytest.raises(FileToolError):
         list_dir(root, deep)
 
 
 def test_read_file_refuses_fifo_without_blocking(root: Path) -> None:
     os.mkfifo(root / "pipe")
-    assert timed(lambda: read_file(root, "pipe")) < QUICK
+    assert timed(lambda: read_file(root, "pipe")) < LIVENESS
     with pytest.raises(FileToolError) as caught:
         read_file(root, "pipe")
     assert str(caught.value) == "'pipe' is not a regular file"
@@ -518,7 +521,7 @@ def test_now_unknown_zone(tz: str) -> None:
 
 def test_now_long_zone_name_is_refused_quickly() -> None:
     tz = "A" * 100_000
-    assert timed(lambda: now(tz)) < QUICK
+    assert timed(lambda: now(tz)) < LIVENESS
     with pytest.raises(ClockError, match=r"^unknown time zone 'A{64}'; "):
         now(tz)
 

@@ -47,6 +47,8 @@ ALTER TABLE leases RENAME TO leases_v1;
 INSERT INTO leases SELECT thread_id, pid, host, started, token, 1, NULL FROM leases_v1;
 DROP TABLE leases_v1
 """
+_WRITE_FAILED = (10, 13)
+"""SQLITE_IOERR and SQLITE_FULL: a write failed (disk full, I/O error); the file is not corrupt."""
 _RELEASED = "pid=NULL, host=NULL, started=NULL, token=NULL, expires=NULL"
 _RUN_COLUMNS = "r.thread_id, status, inputs, fingerprint, output, pending, error, created, updated"
 
@@ -101,6 +103,11 @@ class SqliteCheckpointer(BaseCheckpointer):
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
                 raise CheckpointError(f"checkpoint file {self.path} is busy: {exc}") from exc
+            if getattr(exc, "sqlite_errorcode", 0) & 0xFF in _WRITE_FAILED or "disk" in str(exc):
+                raise CheckpointError(
+                    f"could not read or write checkpoint file {self.path} ({exc}): the disk may "
+                    "be full or failing. Nothing is known to be corrupt: free space, then resume"
+                ) from exc
             raise self._corrupt(exc) from exc
         except sqlite3.DatabaseError as exc:
             raise self._corrupt(exc) from exc

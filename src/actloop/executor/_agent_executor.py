@@ -164,7 +164,11 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         assert finish is not None
         outputs = run.outputs(finish)
         if manager is not None:
-            manager.fire("on_chain_end", outputs)
+            try:
+                manager.fire("on_chain_end", outputs)
+            except BaseException as exc:  # a raise_error handler: the steps stay on its error
+                run.failed(exc)
+                raise
         return outputs if kwargs.get("return_only_outputs") else {**inputs, **outputs}
 
     async def ainvoke(
@@ -188,7 +192,11 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         assert finish is not None
         outputs = run.outputs(finish)
         if manager is not None:
-            await manager.afire("on_chain_end", outputs)
+            try:
+                await manager.afire("on_chain_end", outputs)
+            except BaseException as exc:  # a raise_error handler: the steps stay on its error
+                run.failed(exc)
+                raise
         return outputs if kwargs.get("return_only_outputs") else {**inputs, **outputs}
 
     def stream(

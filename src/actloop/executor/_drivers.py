@@ -5,23 +5,24 @@ emits, the stop call, when `on_agent_action` fires, how many calls run at once, 
 failure does) is asked of the core (`_loop`). Sync: one tool runs inline; several run on daemon
 workers (`actloop.runnables._workers`), results in action order. With a deadline every plan and
 tool call runs on a worker and the driver stops waiting when the deadline passes: a hung call is
-abandoned, never joined. Async: calls are tasks; at the deadline pending tasks are cancelled.
+abandoned, never joined (how it waits is in `_waits`). Async: calls are tasks; at the deadline
+pending tasks are cancelled.
 A durable run attaches `StepHooks` (`hooks`) that see each step and each call.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import AsyncIterator, Callable, Iterator
+import functools
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from actloop.exceptions import OutputParserException
 from actloop.executor._loop import Act, ActTimeout, Done, Event, LoopCore, Plan, Stop, ToolCall
+from actloop.executor._waits import Deadline, Fatal, collect, run_window, wait_one, within
 from actloop.runnables._config import RunnableConfig
 
 if TYPE_CHECKING:
     import asyncio
-    from concurrent.futures import Future
 
     from actloop.callbacks._manager import CallbackManager, RunManager
 
@@ -118,8 +119,18 @@ class SyncDriver(_DriverBase):
                 yield ("finish", effect.finish)
                 return
             else:
-                args, kwargs = self._stop_args(effect)
-                core.send(self.agent.return_stopped_response(*args, **kwargs))
+                core.send(self._stop(effect))
+
+    def _stop(self, effect: Stop) -> Any:
+        """The stopped response; a `generate` call past the deadline gives way to `late_stop`."""
+        args, kwargs = self._stop_args(effect)
+        call = functools.partial(self.agent.return_stopped_response, *args, **kwargs)
+        if effect.within is None:
+            return call()
+        try:
+            return wait_one(call, (), effect.within)
+        except Deadline:
+            return self._stop(self.core.late_stop())
 
     def _plan(self, effect: Plan) -> None:
         remaining = self.core.remaining() if self.timed else None
@@ -127,10 +138,10 @@ class SyncDriver(_DriverBase):
             if remaining is None:
                 output = self.agent.plan(effect.steps, self._child(), **self.inputs)
             else:
-                output = _wait_one(self._plan_call, effect.steps, remaining)
+                output = wait_one(self._plan_call, (effect.steps,), remaining)
         except OutputParserException as exc:
             output = exc
-        except _Deadline:
+        except Deadline:
             self.core.deadline_passed()
             return
         self.core.send(output)
@@ -159,8 +170,8 @@ class SyncDriver(_DriverBase):
         if remaining is None and limit == 1:
             return self._act_inline(calls)
         timeout = None if remaining is None else max(remaining, 0.0)
-        futures, done = _run_window(self._run_tool, calls, limit, timeout)
-        finished, error = _collect(futures, done)
+        futures, done = run_window(self._run_tool, calls, limit, timeout)
+        finished, error = collect(futures, done)
         if error is not None:
             raise self.core.failed(error, calls, finished)
         if len(done) < len(calls):
@@ -176,99 +187,6 @@ class SyncDriver(_DriverBase):
                 self.core.failed(exc, calls, dict(enumerate(results)))
                 raise
         return results
-
-
-class _Deadline(Exception):
-    """The deadline passed while waiting on a worker."""
-
-
-def _wait_one(fn: Callable[[Any], Any], arg: Any, remaining: float) -> Any:
-    """Run `fn(arg)` on a daemon worker and wait at most `remaining` seconds."""
-    import concurrent.futures  # with the workers, on first use: it costs ~5 ms at import
-
-    from actloop.runnables._workers import submit
-
-    future = submit(fn, arg)
-    try:
-        return future.result(timeout=max(remaining, 0.0))
-    except concurrent.futures.TimeoutError:
-        if not future.done():
-            raise _Deadline from None
-        return future.result()  # `fn` itself raised TimeoutError (or finished just now)
-
-
-def _run_window(
-    fn: Callable[[ToolCall, int], Any], calls: Calls, limit: int, timeout: float | None
-) -> tuple[list[Future[Any]], set[Future[Any]]]:
-    """Run the calls on workers, at most `limit` at a time, until all finish, one raises or the
-    timeout passes; calls not started by then never start. Returns (futures, finished ones)."""
-    import concurrent.futures
-
-    from actloop.runnables._workers import submit
-
-    futures = [submit(fn, call, i) for i, call in enumerate(calls[:limit])]
-    if limit >= len(calls):
-        done, _ = concurrent.futures.wait(
-            futures, timeout=timeout, return_when=concurrent.futures.FIRST_EXCEPTION
-        )
-        return futures, done
-    deadline = None if timeout is None else time.monotonic() + timeout
-    running = set(futures)
-    while running:
-        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-        done, running = concurrent.futures.wait(
-            running, timeout=left, return_when=concurrent.futures.FIRST_COMPLETED
-        )
-        if not done or any(f.exception() is not None for f in done):
-            break
-        while len(running) < limit and len(futures) < len(calls):
-            index = len(futures)
-            futures.append(submit(fn, calls[index], index))
-            running.add(futures[-1])
-    return futures, {f for f in futures if f.done()}
-
-
-class _Fatal(Exception):
-    """Carries a tool's KeyboardInterrupt or SystemExit out of a child task (see AsyncDriver)."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__(error)
-        self.error = error
-
-
-def _collect(futures: list[Any], done: set[Any]) -> tuple[dict[int, Any], BaseException | None]:
-    """Results of the finished futures by index, and the first error in action order."""
-    finished: dict[int, Any] = {}
-    error: BaseException | None = None
-    for i, future in enumerate(futures):
-        if future not in done:
-            continue
-        exc = future.exception()
-        if exc is None:
-            finished[i] = future.result()
-        elif error is None:
-            error = exc.error if isinstance(exc, _Fatal) else exc
-    return finished, error
-
-
-async def _within(call: Any, remaining: float) -> Any:
-    """Await `call` for at most `remaining` seconds, then cancel it and raise `_Deadline`.
-
-    Unlike `asyncio.wait_for`, a TimeoutError raised by the call itself is not taken for the
-    deadline, and a call that ignores its cancellation is abandoned rather than awaited.
-    """
-    import asyncio
-
-    task = asyncio.ensure_future(call)
-    try:
-        done, _ = await asyncio.wait((task,), timeout=max(remaining, 0.0))
-    except BaseException:
-        task.cancel()
-        raise
-    if not done:
-        task.cancel()
-        raise _Deadline
-    return task.result()
 
 
 class AsyncDriver(_DriverBase):
@@ -299,11 +217,20 @@ class AsyncDriver(_DriverBase):
                 yield ("finish", effect.finish)
                 return
             else:
-                args, kwargs = self._stop_args(effect)
-                if effect.generate:
-                    core.send(await self.agent.areturn_stopped_response(*args, **kwargs))
-                else:
-                    core.send(self.agent.return_stopped_response(*args, **kwargs))
+                core.send(await self._stop(effect))
+
+    async def _stop(self, effect: Stop) -> Any:
+        """Async twin of `SyncDriver._stop` (`generate` awaits `areturn_stopped_response`)."""
+        args, kwargs = self._stop_args(effect)
+        if not effect.generate:
+            return self.agent.return_stopped_response(*args, **kwargs)
+        call = self.agent.areturn_stopped_response(*args, **kwargs)
+        if effect.within is None:
+            return await call
+        try:
+            return await within(call, effect.within)
+        except Deadline:
+            return await self._stop(self.core.late_stop())
 
     async def _plan(self, effect: Plan) -> None:
         remaining = self.core.remaining() if self.timed else None
@@ -312,10 +239,10 @@ class AsyncDriver(_DriverBase):
             if remaining is None:
                 output = await call
             else:
-                output = await _within(call, remaining)
+                output = await within(call, remaining)
         except OutputParserException as exc:
             output = exc
-        except _Deadline:
+        except Deadline:
             self.core.deadline_passed()
             return
         self.core.send(output)
@@ -350,7 +277,7 @@ class AsyncDriver(_DriverBase):
             async with gate:
                 return await self._run_tool(call, index)
         except (KeyboardInterrupt, SystemExit) as exc:
-            raise _Fatal(exc) from None
+            raise Fatal(exc) from None
 
     async def _act(self, calls: Calls) -> list[Any] | ActTimeout:
         import asyncio
@@ -364,24 +291,27 @@ class AsyncDriver(_DriverBase):
             except BaseException as exc:
                 self.core.failed(exc, calls, {})
                 raise
+        from actloop.runnables._workers import abandon, tracking
+
         limit = self.core.window(len(calls))
         gate = asyncio.Semaphore(limit) if limit < len(calls) else None
-        tasks = [
-            asyncio.ensure_future(self._run_tool_task(call, i, gate))
-            for i, call in enumerate(calls)
-        ]
+        with tracking() as started:  # the tasks' sync tools record their worker calls here
+            tasks = [
+                asyncio.ensure_future(self._run_tool_task(call, i, gate))
+                for i, call in enumerate(calls)
+            ]
         timeout = None if remaining is None else max(remaining, 0.0)
+        pending: set[asyncio.Task[Any]] = set(tasks)  # all of them, if the wait is interrupted
         try:
             done, pending = await asyncio.wait(
                 tasks, timeout=timeout, return_when=asyncio.FIRST_EXCEPTION
             )
-        except BaseException:
-            for task in tasks:
-                task.cancel()
-            raise
-        for task in pending:
-            task.cancel()
-        finished, error = _collect(tasks, done)
+        finally:
+            if pending:  # no queued call may start once we stop waiting
+                abandon(started)
+                for task in pending:
+                    task.cancel()
+        finished, error = collect(tasks, done)
         if error is not None:
             raise self.core.failed(error, calls, finished)
         if pending:

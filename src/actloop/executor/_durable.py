@@ -25,6 +25,7 @@ from actloop.agents import AgentFinish
 from actloop.checkpoint import BaseCheckpointer, Lease, Owner, RunRecord
 from actloop.exceptions import CheckpointError, ConfigurationError
 from actloop.executor._journal import (
+    TOO_DEEP,
     Clock,
     Decision,
     Journal,
@@ -38,6 +39,7 @@ from actloop.executor._journal import (
     rejection,
     rejections,
     replay,
+    too_deep,
 )
 from actloop.executor._loop import Act, ToolCall
 from actloop.runnables._config import RunnableConfig, ensure_config
@@ -274,6 +276,10 @@ class DurableRun:
             observation = rejection(call.action.tool, decision.reason)
             self.after_call(act, index, call, observation)
             return True, observation
+        if isinstance(call.action.tool_input, str) and call.action.tool_input == TOO_DEEP:
+            observation = too_deep(call.action.tool)
+            self.after_call(act, index, call, observation)
+            return True, observation
         if not _idempotent(call):
             self.journal.write("start", act, index)
         return False, act
@@ -311,9 +317,12 @@ class DurableRun:
             self.heartbeat.stop()
             self.heartbeat = None
         lease, self.journal.lease = self.journal.lease, None
-        if lease is not None:
-            with contextlib.suppress(CheckpointError):
-                self.store.release(lease)
+        if lease is None:
+            return
+        try:
+            self.store.release(lease)
+        except Exception:  # the store cannot write now (disk full): keep trying in the background
+            release_later(self.store, lease)
 
 
 class Heartbeat:
@@ -342,6 +351,28 @@ class Heartbeat:
     def stop(self) -> None:
         """Stop renewing (the run is closing)."""
         self._stopped.set()
+
+
+RELEASE_RETRY_SECONDS = 3600.0
+"""How long a lease the store failed to release is retried before it is left to expire."""
+
+
+def release_later(store: BaseCheckpointer, lease: Lease) -> None:
+    """Retry releasing `lease` on a daemon thread, backing off to every 2 s: a store write that
+    failed (disk full, database down) must not keep the thread locked for the rest of the process;
+    once the store can write again, another process can resume the run."""
+
+    def retry() -> None:
+        delay, give_up = 0.05, time.monotonic() + RELEASE_RETRY_SECONDS
+        while time.monotonic() < give_up:
+            time.sleep(delay)
+            try:
+                store.release(lease)
+                return
+            except Exception:
+                delay = min(delay * 2, 2.0)
+
+    threading.Thread(target=retry, name="actloop-release", daemon=True).start()
 
 
 def check_resumable(record: RunRecord | None, thread_id: str, store: BaseCheckpointer) -> None:

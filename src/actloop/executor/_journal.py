@@ -15,14 +15,23 @@ import json
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 from actloop.checkpoint import BaseCheckpointer, JournalEntry, Lease
-from actloop.exceptions import CheckpointError, OutputParserException
+from actloop.exceptions import CheckpointError
 from actloop.executor._loop import Act, ActTimeout, Done, LoopCore, LoopSettings, LoopState, Stop
-from actloop.serialization import dumps, loads
+from actloop.executor._plans import (
+    TOO_DEEP,
+    decode_plan,
+    encode,
+    encode_plan,
+    savable_plan,
+    too_deep,
+)
+from actloop.serialization import loads
 
 __all__ = [
+    "TOO_DEEP",
     "Clock",
     "Decision",
     "Journal",
@@ -39,9 +48,9 @@ __all__ = [
     "rejection",
     "rejections",
     "replay",
+    "savable_plan",
+    "too_deep",
 ]
-
-_UNSAVABLE = '"type": "not_implemented"'
 
 
 class Decision(NamedTuple):
@@ -71,49 +80,6 @@ def rejection(tool: str, reason: str | None) -> str:
     """The observation of a rejected call."""
     text = f"The call to tool {tool!r} was rejected by a human reviewer and did not run."
     return f"{text} Reason: {reason}" if reason else text
-
-
-# -- encoding -----------------------------------------------------------------------------------
-
-
-def encode(value: Any, what: str) -> str:
-    """`dumps(value)`, or CheckpointError if part of it could not be read back."""
-    text = dumps(value)
-    if _UNSAVABLE in text:
-        raise CheckpointError(
-            f"{what} cannot be saved: it holds an object `dumps` cannot write "
-            "(use str, numbers, lists, dicts, messages or agent actions)"
-        )
-    return text
-
-
-def encode_plan(output: Any) -> str:
-    """A plan output (or the parse error the agent raised) as journal data."""
-    if isinstance(output, OutputParserException):
-        error = {
-            "error": str(output),
-            "observation": output.observation,
-            "llm_output": output.llm_output,
-            "send_to_llm": output.send_to_llm,
-        }
-        return json.dumps({"parse_error": error})
-    return encode({"output": output}, "the agent's plan")
-
-
-def decode_plan(data: str) -> Any:
-    """Inverse of `encode_plan`; a parse error comes back with the same message and fields."""
-    value = loads(data)
-    if "parse_error" not in value:
-        output: Any = value["output"]
-        if isinstance(output, tuple):  # `loads` reads [action, action] as a step tuple
-            return list(cast("tuple[Any, ...]", output))
-        return output
-    fields = value["parse_error"]
-    exc = OutputParserException(
-        "", fields["observation"], fields["llm_output"], fields["send_to_llm"]
-    )
-    exc.args = (fields["error"],)
-    return exc
 
 
 def fingerprint(settings: LoopSettings) -> str:
@@ -240,14 +206,14 @@ class JournalCore(LoopCore):
                 elapsed = journal.act_elapsed
             return self.send_at(elapsed, result)
         elapsed = self.clock()
-        self.send_at(elapsed, result)
         if phase == "plan":
-            journal.write("plan", data=encode_plan(result), elapsed=elapsed)
+            result, data = savable_plan(result)
+            self.send_at(elapsed, result)
+            journal.write("plan", data=data, elapsed=elapsed)
             journal.act_elapsed = elapsed
-        else:
-            journal.write(
-                "stop", data=encode({"output": result}, "the stop response"), elapsed=elapsed
-            )
+            return
+        self.send_at(elapsed, result)
+        journal.write("stop", data=encode({"output": result}, "the stop response"), elapsed=elapsed)
 
     def deadline_passed(self, elapsed: float | None = None) -> None:
         """The deadline passed during a plan; journaled when live."""

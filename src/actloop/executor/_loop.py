@@ -7,7 +7,9 @@ report what happened:
                             OutputParserException it raised
     Act(calls, announce) -> one observation per call, in call order (`ActTimeout` if the
                             deadline passed first, with the observations that did finish)
-    Stop(method, generate) -> the AgentFinish of `agent.return_stopped_response(method, ...)`
+    Stop(method, generate, within) -> the AgentFinish of `agent.return_stopped_response(method,
+                            ...)`; a `generate` call gets `within` seconds (the deadline covers
+                            every model call); if it overruns, `late_stop()` says what instead
     Done(finish)         -> nothing: the run is over
 
 Every loop rule lives here, once: stop rules, parse-error handling, invalid tools, return_direct,
@@ -39,6 +41,9 @@ __all__ = [
     "Stop",
     "ToolCall",
 ]
+
+MAX_WAIT = 86_400.0 * 365
+"""The longest a driver waits in one go (a year): a larger timeout overflows thread waits."""
 
 PARSE_ERROR_MESSAGE = (
     "An output parsing error occurred. In order to pass this error back to the agent and have it "
@@ -134,6 +139,8 @@ class Stop(NamedTuple):
     generate: bool
     """True when the response is one more model call (`"generate"`): it gets the run's callbacks,
     and the async path awaits `areturn_stopped_response`; `"force"` is a plain sync call."""
+    within: float | None = None
+    """Seconds the `generate` call may take before the deadline (None: no deadline)."""
 
 
 @final
@@ -172,6 +179,8 @@ class LoopCore:
         self._started = clock() - state.elapsed
         self.max_concurrency = max_concurrency
         """The run config's `max_concurrency`: at most this many tool calls run at once."""
+        self.attached: BaseException | None = None
+        """The error `failed` last gave this run's steps (the run must not overwrite them)."""
 
     # -- limits --------------------------------------------------------------------------------
 
@@ -180,9 +189,10 @@ class LoopCore:
         return self._clock() - self._started
 
     def remaining(self) -> float | None:
-        """Seconds left before the deadline, or None without one."""
+        """Seconds left before the deadline, or None without one. A deadline further away than
+        any wait can be (`inf`, `1e10`) is read as at most `MAX_WAIT` seconds away."""
         limit = self.settings.max_execution_time
-        return None if limit is None else limit - self.elapsed()
+        return None if limit is None else min(limit - self.elapsed(), MAX_WAIT)
 
     def _should_continue(self) -> bool:
         s = self.settings
@@ -202,8 +212,7 @@ class LoopCore:
         if state.phase == "act":
             return Act([self._call(a) for a in state.pending], state.announce)
         if state.phase == "stop":
-            method = self.settings.early_stopping_method
-            return Stop(method, method == "generate")
+            return self._stop()
         assert state.finish is not None
         return Done(state.finish)
 
@@ -218,6 +227,10 @@ class LoopCore:
             self._finish(result, stopped=True)
         else:
             raise RuntimeError(f"the run is over; nothing to send in phase {phase!r}")
+
+    def late_stop(self) -> Stop:
+        """The `generate` stop call overran the deadline (or none was left): the forced stop."""
+        return Stop("force", False)
 
     def deadline_passed(self) -> None:
         """The deadline passed while the driver waited on a Plan: stop now."""
@@ -255,6 +268,7 @@ class LoopCore:
         """A tool raised: the run ends with that error, carrying every step done so far plus the
         calls of this step that finished (in call order). Returns the error, to raise."""
         done = [(calls[i].action, finished[i]) for i in sorted(finished)]
+        self.attached = exc
         return attach_steps(exc, [*self.state.steps, *done])
 
     # -- transitions ---------------------------------------------------------------------------
@@ -302,6 +316,17 @@ class LoopCore:
         self.state.phase = "done"
 
     # -- rules ---------------------------------------------------------------------------------
+
+    def _stop(self) -> Stop:
+        """The stop call: `generate` is one more model call, so it gets what is left of the
+        deadline, and none at all once the deadline has passed."""
+        method = self.settings.early_stopping_method
+        if method != "generate":
+            return Stop(method, False)
+        remaining = self.remaining()
+        if remaining is not None and remaining <= 0:
+            return self.late_stop()
+        return Stop(method, True, remaining)
 
     def _trimmed(self, steps: list[tuple[AgentAction, Any]]) -> list[tuple[AgentAction, Any]]:
         trim = self.settings.trim_intermediate_steps

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from actloop.agents import AgentFinish
 from actloop.callbacks import get_color_mapping
 from actloop.callbacks._manager import RunManager, configure
-from actloop.exceptions import attach_steps
+from actloop.exceptions import ConfigurationError, attach_steps
 from actloop.executor._drivers import AsyncDriver, SyncDriver
 from actloop.executor._loop import Event, LoopCore, LoopSettings, LoopState
 from actloop.runnables._config import RunnableConfig
@@ -110,6 +110,27 @@ def _open_callbacks(
     return cm.start("on_chain_start", serialized, inputs, run_id=config.get("run_id"), name=name)
 
 
+def _refuse_approval_tools(executor: AgentExecutor) -> None:
+    """A tool needs approval but the run cannot pause for it: refuse the run rather than ever
+    run the tool unapproved (checked on every run: the flag may change after the first)."""
+    for tool in executor.tools:
+        if getattr(tool, "requires_approval", False):
+            raise _approval_needs_durable(tool.name, executor)
+
+
+def _approval_needs_durable(name: str, executor: AgentExecutor) -> ConfigurationError:
+    where = (
+        "pass config={'configurable': {'thread_id': ...}}"
+        if executor.checkpointer is not None
+        else "pass AgentExecutor(..., checkpointer=SqliteCheckpointer(path)) and "
+        "config={'configurable': {'thread_id': ...}}"
+    )
+    return ConfigurationError(
+        f"tool {name!r} has requires_approval=True, and only a durable run can pause for "
+        f"approval; {where}, or set requires_approval=False. Nothing ran."
+    )
+
+
 class AgentRun:
     """One run: its settings, state, core, callback run and (for durable runs) journaling hooks."""
 
@@ -126,13 +147,16 @@ class AgentRun:
         self.inputs = inputs
         self.settings = loop_settings(executor)
         self.state = state if state is not None else LoopState(inputs)
+        store, configurable = executor.checkpointer, config.get("configurable") or {}
+        durable = store is not None and "thread_id" in configurable
+        if not durable:
+            _refuse_approval_tools(executor)
         self.manager = _open_callbacks(executor, config, inputs, iterating)
         self.durable: DurableRun | None = None
-        configurable = config.get("configurable")
-        if executor.checkpointer is not None and configurable and "thread_id" in configurable:
+        if store is not None and durable:
             from actloop.executor._durable import durable_run
 
-            self.durable, config = durable_run(executor.checkpointer, self, config)
+            self.durable, config = durable_run(store, self, config)
             self.core: LoopCore = self.durable.core
         else:
             limit = config.get("max_concurrency")
@@ -156,8 +180,10 @@ class AgentRun:
         return outputs
 
     def failed(self, exc: BaseException) -> None:
-        """An exception escapes the run: it carries the steps finished so far."""
-        if not hasattr(exc, "intermediate_steps"):
+        """An exception escapes the run: it carries the steps finished so far (unless the core
+        already attached this run's steps to it; an instance raised again by a later run gets
+        that run's steps, never the earlier one's)."""
+        if exc is not self.core.attached:
             attach_steps(exc, self.state.steps)
 
     def events(self, *, emit: bool) -> Iterator[Event]:

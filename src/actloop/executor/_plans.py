@@ -1,0 +1,151 @@
+"""How a durable run's journal writes plans and values: `dumps` with a clear error for what it
+cannot save, one copy of a step's shared message log, and a refusal for tool arguments nested too
+deeply to save (the live run and a replay then see the same step).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, cast
+
+from actloop.agents import AgentAction
+from actloop.exceptions import CheckpointError, OutputParserException, SerializationError
+from actloop.serialization import dumps, loads
+
+__all__ = ["TOO_DEEP", "decode_plan", "encode", "encode_plan", "savable_plan", "too_deep"]
+
+_UNSAVABLE = '"type": "not_implemented"'
+
+
+def encode(value: Any, what: str) -> str:
+    """`dumps(value)`, or CheckpointError if part of it could not be read back."""
+    text = dumps(value)
+    if _UNSAVABLE in text:
+        raise CheckpointError(
+            f"{what} cannot be saved: it holds an object `dumps` cannot write "
+            "(use str, numbers, lists, dicts, messages or agent actions)"
+        )
+    return text
+
+
+def encode_plan(output: Any) -> str:
+    """A plan output (or the parse error the agent raised) as journal data.
+
+    The actions of one step usually share one message log (the model's reply with all N tool
+    calls): it is written once, not once per action, so a step of N calls costs O(N), not O(N^2).
+    """
+    if isinstance(output, OutputParserException):
+        error = {
+            "error": str(output),
+            "observation": output.observation,
+            "llm_output": output.llm_output,
+            "send_to_llm": output.send_to_llm,
+        }
+        return json.dumps({"parse_error": error})
+    if isinstance(output, list) and len(output) > 1:  # pyright: ignore[reportUnknownArgumentType]
+        return _encode_shared_logs(cast("list[Any]", output))
+    return encode({"output": output}, "the agent's plan")
+
+
+def _encode_shared_logs(actions: list[Any]) -> str:
+    """`{"output": actions without message logs, "message_logs": each log once, "log_refs":
+    which log each action had (-1: none)}`."""
+    logs: list[list[Any]] = []
+    index: dict[tuple[int, ...], int] = {}
+    refs: list[int] = []
+    stripped: list[Any] = []
+    for action in actions:
+        log = getattr(action, "message_log", None)
+        if not log:
+            refs.append(-1)
+            stripped.append(action)
+            continue
+        key = tuple(map(id, log))
+        if key not in index:
+            index[key] = len(logs)
+            logs.append(list(log))
+        refs.append(index[key])
+        bare = copy.copy(action)
+        bare.message_log = []
+        stripped.append(bare)
+    value = {"output": stripped, "message_logs": logs, "log_refs": refs}
+    return encode(value, "the agent's plan")
+
+
+def decode_plan(data: str) -> Any:
+    """Inverse of `encode_plan`; a parse error comes back with the same message and fields."""
+    value = loads(data)
+    if "parse_error" not in value:
+        output: Any = value["output"]
+        if isinstance(output, tuple):  # `loads` reads [action, action] as a step tuple
+            output = list(cast("tuple[Any, ...]", output))
+        if "log_refs" in value:
+            logs = [list(log) for log in value["message_logs"]]
+            for action, ref in zip(output, value["log_refs"], strict=True):
+                if ref >= 0:
+                    action.message_log = logs[ref]
+        return output
+    fields = value["parse_error"]
+    exc = OutputParserException(
+        "", fields["observation"], fields["llm_output"], fields["send_to_llm"]
+    )
+    exc.args = (fields["error"],)
+    return exc
+
+
+TOO_DEEP = "<arguments nested too deeply to save>"
+"""The tool input journaled (and run) in place of arguments `dumps` cannot save (more than 200
+levels deep); the call is answered by `too_deep(tool)` and never reaches the tool."""
+
+
+def too_deep(tool: str) -> str:
+    """The observation of a call whose arguments were too deeply nested to journal."""
+    return (
+        f"Error: the arguments of tool {tool!r} are nested more than 200 levels deep, too deep "
+        "for a durable run to save; the tool did not run. Send flatter arguments."
+    )
+
+
+def savable_plan(output: Any) -> tuple[Any, str]:
+    """The plan as the run goes on with it, and its journal data. An action whose arguments
+    cannot be saved (nested too deeply) is kept with `TOO_DEEP` as its input (and its message
+    log's calls emptied), so the live run and a replay see the same step and the call is refused
+    with a clear observation instead of the run dying at the journal write."""
+    try:
+        return output, encode_plan(output)
+    except SerializationError:
+        if not isinstance(output, (list, AgentAction)):
+            raise
+    actions: list[Any] = output if isinstance(output, list) else [output]  # pyright: ignore[reportUnknownVariableType]
+    fixed = [_savable_action(a) for a in actions]
+    output = fixed if isinstance(output, list) else fixed[0]
+    return output, encode_plan(output)
+
+
+def _savable_action(action: Any) -> Any:
+    try:
+        encode(action, "the agent's plan")
+        return action
+    except SerializationError:
+        pass
+    bare = copy.copy(action)
+    bare.tool_input = TOO_DEEP
+    log = getattr(action, "message_log", None)
+    if log:
+        bare.message_log = [_without_call_args(m) for m in log]
+        try:
+            encode(bare, "the agent's plan")
+        except SerializationError:
+            return AgentAction(action.tool, TOO_DEEP, action.log)
+    return bare
+
+
+def _without_call_args(message: Any) -> Any:
+    """`message` with the arguments of its parsed tool calls emptied (the raw text stays)."""
+    calls = getattr(message, "tool_calls", None)
+    if not calls:
+        return message
+    bare = copy.copy(message)
+    bare.tool_calls = [{**call, "args": {}} for call in calls]
+    return bare
