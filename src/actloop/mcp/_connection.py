@@ -102,6 +102,8 @@ class Connection:
             async with AsyncExitStack() as stack:
                 read, write = await self._transport(stack)
                 inbox, session_read = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+                for stream in (read, write, inbox, session_read):  # closed even if never used
+                    stack.push_async_callback(stream.aclose)
                 group = await stack.enter_async_context(anyio.create_task_group())
                 stack.callback(group.cancel_scope.cancel)  # after the session, before the group
                 group.start_soon(self._pump, read, inbox)
