@@ -110,13 +110,14 @@ class Connection:
                 session = await stack.enter_async_context(
                     ClientSession(session_read, write, message_handler=self._on_message)
                 )
-                with anyio.fail_after(timeout):
-                    info = await session.initialize()
+                try:
+                    with anyio.fail_after(timeout):
+                        info = await session.initialize()
+                except TimeoutError:
+                    raise NoAnswer(f"did not finish the MCP handshake within {timeout:g} s") from None
                 self.session = session
                 ready.set_result(info)
                 await self._end.wait()
-        except TimeoutError:
-            _fail(ready, NoAnswer(f"did not finish the MCP handshake within {timeout:g} s"))
         except Exception as exc:
             self.error = exc
             _fail(ready, exc)

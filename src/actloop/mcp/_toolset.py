@@ -252,7 +252,9 @@ class MCPToolset:
                 await self._list(conn)
             except BaseException as exc:
                 await conn.stop()
-                raise self._start_error(conn, exc) from None
+                error = self._start_error(conn, exc)
+                conn.dispose()
+                raise error from None
             return conn
 
     def _start_error(self, conn: Connection, exc: BaseException) -> BaseException:
@@ -260,6 +262,7 @@ class MCPToolset:
 
         if isinstance(exc, MCPError) or not isinstance(exc, Exception):
             return exc
+        exc = _leaf(exc)
         if isinstance(exc, NoAnswer):
             return MCPTimeoutError(f"MCP server {self.name!r} {exc}", server=self.name)
         tail = conn.stderr_tail()
@@ -383,10 +386,16 @@ def _garbage(lines: list[str]) -> str:
     return f"; it wrote {count} on stdout that are not MCP messages, the first: {lines[0]!r}"
 
 
-def _reason(exc: BaseException) -> str:
+def _leaf(exc: BaseException) -> BaseException:
     """The innermost error of an exception group (anyio task groups wrap transport errors)."""
     inner: Any = getattr(exc, "exceptions", None)
     while isinstance(inner, tuple) and inner:
         exc = cast("BaseException", inner[0])
         inner = getattr(exc, "exceptions", None)
+    return exc
+
+
+def _reason(exc: BaseException) -> str:
+    """What went wrong, in a few words."""
+    exc = _leaf(exc)
     return str(exc) or type(exc).__name__
