@@ -1,0 +1,48 @@
+"""`actloop run --mcp "COMMAND ARGS"` and `--mcp-url URL`: the tools of MCP servers, beside the
+built-ins. Each server is started (or reached) before the run and ended when the run ends."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shlex
+from typing import Any
+
+from actloop.exceptions import ConfigurationError
+
+__all__ = ["mcp_tools"]
+
+
+def mcp_tools(
+    args: argparse.Namespace, resources: contextlib.ExitStack, taken: set[str]
+) -> list[Any]:
+    """The tools of every `--mcp`/`--mcp-url` server; a name already in `taken` (a built-in or
+    another server's tool) makes the server's tools take the prefix `SERVER_`."""
+    commands: list[str] = getattr(args, "mcp", None) or []
+    urls: list[str] = getattr(args, "mcp_url", None) or []
+    if not commands and not urls:
+        return []
+    from actloop.mcp import MCPError, MCPToolset
+
+    toolsets: list[MCPToolset] = []
+    for command in commands:
+        parts = shlex.split(command)
+        if not parts:
+            raise ConfigurationError('--mcp needs a command, e.g. --mcp "python server.py"')
+        # a command started from a shell sees the shell's environment; the SDK's default is less
+        toolsets.append(MCPToolset.stdio(parts[0], parts[1:], env=dict(os.environ)))
+    toolsets += [MCPToolset.http(url) for url in urls]
+    tools: list[Any] = []
+    for toolset in toolsets:
+        try:
+            found = resources.enter_context(toolset).get_tools()
+        except MCPError as exc:
+            raise ConfigurationError(str(exc)) from exc
+        if any(t.name in taken for t in found):
+            toolset.prefix = f"{toolset.name}_"
+            for tool in found:
+                tool.name = toolset.prefix + tool.remote_name
+        taken.update(t.name for t in found)
+        tools += found
+    return tools
