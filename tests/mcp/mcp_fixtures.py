@@ -58,11 +58,12 @@ class HttpServer:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=1):
                     return process
-            except OSError:
+            except OSError as exc:
                 if process.poll() is not None or time.monotonic() > deadline:
                     process.kill()
                     self.log.seek(0)
-                    raise RuntimeError(f"demo server did not start: {self.log.read()[-2000:]!r}")
+                    log = self.log.read()[-2000:]
+                    raise RuntimeError(f"demo server did not start: {log!r}") from exc
                 time.sleep(0.1)
 
     def kill(self) -> None:
@@ -76,5 +77,3 @@ class HttpServer:
     def close(self) -> None:
         self.kill()
         self.log.close()
-
-

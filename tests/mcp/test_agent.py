@@ -11,8 +11,8 @@ import pytest
 from mcp_fixtures import DEMO, HttpServer
 
 from actloop import AgentExecutor
-from actloop.messages import AIMessage
 from actloop.mcp import MCPConnectionError, MCPToolset
+from actloop.messages import AIMessage
 from actloop.prompts import ChatPromptTemplate, MessagesPlaceholder
 from actloop.testing import ScriptedChatModel
 from actloop.tool_calling import create_tool_calling_agent

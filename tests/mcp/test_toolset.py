@@ -8,11 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcp_fixtures import DEMO, HttpServer
 
 from actloop.exceptions import ConfigurationError
 from actloop.mcp import MCPTool, MCPToolset
-
-from mcp_fixtures import DEMO, HttpServer
 
 ALL = ["add", "shout", "profile", "picture", "boom", "hang", "crash", "noisy", "garble"]
 ALL += ["whoami", "unlock"]
@@ -29,7 +28,10 @@ def test_tools_carry_the_servers_names_descriptions_and_schemas(demo: MCPToolset
     assert demo.name == "demo"
     assert add.description == "Add two integers."
     assert add.args_schema == {
-        "properties": {"a": {"title": "A", "type": "integer"}, "b": {"title": "B", "type": "integer"}},
+        "properties": {
+            "a": {"title": "A", "type": "integer"},
+            "b": {"title": "B", "type": "integer"},
+        },
         "required": ["a", "b"],
         "title": "addArguments",
         "type": "object",

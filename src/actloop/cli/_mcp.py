@@ -23,7 +23,7 @@ def mcp_tools(
     urls: list[str] = getattr(args, "mcp_url", None) or []
     if not commands and not urls:
         return []
-    from actloop.mcp import MCPError, MCPToolset
+    from actloop.mcp import MCPError, MCPTool, MCPToolset
 
     toolsets: list[MCPToolset] = []
     for command in commands:
@@ -42,7 +42,8 @@ def mcp_tools(
         if any(t.name in taken for t in found):
             toolset.prefix = f"{toolset.name}_"
             for tool in found:
-                tool.name = toolset.prefix + tool.remote_name
+                if isinstance(tool, MCPTool):
+                    tool.name = toolset.prefix + tool.remote_name
         taken.update(t.name for t in found)
         tools += found
     return tools

@@ -17,12 +17,13 @@ import os
 import tempfile
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, TextIO, cast
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp import ClientSession, McpError, types
 from mcp.shared.message import SessionMessage
+
+from mcp import ClientSession, McpError, types
 
 __all__ = ["Connection", "Lost", "NoAnswer", "ServerSpec"]
 
@@ -36,6 +37,7 @@ class _Unparsable(logging.Filter):
 
 
 logging.getLogger("mcp.client.stdio").addFilter(_Unparsable())
+
 
 @dataclass(frozen=True)
 class ServerSpec:
@@ -80,28 +82,30 @@ class Connection:
         self.closed = asyncio.Event()
         """Set when the session task has ended (the server process is gone)."""
         self._task: asyncio.Task[None] | None = None
-        self._errlog: IO[str] | None = None
+        self._errlog: TextIO | None = None
         self._errread: IO[bytes] | None = None
         self.error: BaseException | None = None
         """What ended the session task, if it failed."""
 
     # -- life ------------------------------------------------------------------------------------
 
-    async def open(self, timeout: float) -> types.InitializeResult:
-        """Start the server (or reach it) and finish the handshake within `timeout` seconds."""
+    async def open(self, seconds: float) -> types.InitializeResult:
+        """Start the server (or reach it) and finish the handshake within `seconds` seconds."""
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[types.InitializeResult] = loop.create_future()
-        self._task = asyncio.ensure_future(self._serve(ready, timeout))
+        self._task = asyncio.ensure_future(self._serve(ready, seconds))
         await asyncio.wait({ready, self._task}, return_when=asyncio.FIRST_COMPLETED)
         if ready.done():
             return ready.result()  # raises what stopped the handshake
         raise Lost("the connection ended during the handshake")
 
-    async def _serve(self, ready: asyncio.Future[types.InitializeResult], timeout: float) -> None:
+    async def _serve(self, ready: asyncio.Future[types.InitializeResult], seconds: float) -> None:
         try:
             async with AsyncExitStack() as stack:
                 read, write = await self._transport(stack)
-                inbox, session_read = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+                inbox, session_read = anyio.create_memory_object_stream[SessionMessage | Exception](
+                    0
+                )
                 for stream in (read, write, inbox, session_read):  # closed even if never used
                     stack.push_async_callback(stream.aclose)
                 group = await stack.enter_async_context(anyio.create_task_group())
@@ -111,10 +115,12 @@ class Connection:
                     ClientSession(session_read, write, message_handler=self._on_message)
                 )
                 try:
-                    with anyio.fail_after(timeout):
+                    with anyio.fail_after(seconds):
                         info = await session.initialize()
                 except TimeoutError:
-                    raise NoAnswer(f"did not finish the MCP handshake within {timeout:g} s") from None
+                    raise NoAnswer(
+                        f"did not finish the MCP handshake within {seconds:g} s"
+                    ) from None
                 self.session = session
                 ready.set_result(info)
                 await self._end.wait()
@@ -151,16 +157,18 @@ class Connection:
         errlog = self._open_errlog()
         return await stack.enter_async_context(stdio_client(params, errlog=errlog))
 
-    def _open_errlog(self) -> IO[str]:
+    def _open_errlog(self) -> TextIO:
         """An unlinked temporary file for the server's stderr, with a second handle to read it."""
         fd, path = tempfile.mkstemp(prefix="actloop-mcp-", suffix=".log")
         os.close(fd)
-        self._errlog = open(path, "a", encoding="utf-8")  # noqa: SIM115 (closed in dispose)
-        self._errread = open(path, "rb")  # noqa: SIM115
+        self._errlog = open(path, "a", encoding="utf-8")
+        self._errread = open(path, "rb")
         os.unlink(path)
         return self._errlog
 
-    async def _pump(self, read: MemoryObjectReceiveStream[SessionMessage | Exception], inbox: Inbox):
+    async def _pump(
+        self, read: MemoryObjectReceiveStream[SessionMessage | Exception], inbox: Inbox
+    ):
         """Forward the server's messages; count and drop lines that are not JSON-RPC."""
         async with inbox:
             async for item in read:
@@ -176,16 +184,16 @@ class Connection:
         ):
             self._on_tools_changed()
 
-    async def stop(self, timeout: float = 10.0) -> None:
+    async def stop(self, seconds: float = 10.0) -> None:
         """End the session and the server process; cancel the task if it takes too long."""
         self._end.set()
         task = self._task
         if task is None:
             return
-        done, _ = await asyncio.wait({task}, timeout=timeout)
+        done, _ = await asyncio.wait({task}, timeout=seconds)
         if not done:
             task.cancel()
-            await asyncio.wait({task}, timeout=timeout)
+            await asyncio.wait({task}, timeout=seconds)
 
     def dispose(self) -> None:
         """Close the stderr file (after `stop`)."""
@@ -200,10 +208,10 @@ class Connection:
         request sent then never got to the server, so it is safe to send it again."""
         import httpx
 
-        exc = self.error
+        exc: BaseException | None = self.error
         while exc is not None and not isinstance(exc, httpx.HTTPError):
             inner: Any = getattr(exc, "exceptions", None)
-            exc = inner[0] if isinstance(inner, tuple) and inner else None
+            exc = cast("BaseException", inner[0]) if isinstance(inner, tuple) and inner else None
         return isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout))
 
     @property
@@ -224,15 +232,15 @@ class Connection:
     # -- requests --------------------------------------------------------------------------------
 
     async def call(
-        self, name: str, arguments: dict[str, Any], timeout: float | None
+        self, name: str, arguments: dict[str, Any], seconds: float | None
     ) -> types.CallToolResult:
         """`tools/call`, raced against the end of the connection and the timeout."""
         session = self.session
         if session is None or not self.up:
             raise Lost("not connected")
-        return await self._race(session.call_tool(name, arguments), timeout)
+        return await self._race(session.call_tool(name, arguments), seconds)
 
-    async def list_tools(self, timeout: float | None) -> list[types.Tool]:
+    async def list_tools(self, seconds: float | None) -> list[types.Tool]:
         """Every tool the server offers (all pages)."""
         session = self.session
         if session is None or not self.up:
@@ -240,18 +248,18 @@ class Connection:
         tools: list[types.Tool] = []
         cursor: str | None = None
         while True:
-            page = await self._race(session.list_tools(cursor=cursor), timeout)
+            page = await self._race(session.list_tools(params=_page(cursor)), seconds)
             tools += page.tools
             cursor = page.nextCursor
             if not cursor:
                 return tools
 
-    async def _race(self, request: Any, timeout: float | None) -> Any:
+    async def _race(self, request: Any, seconds: float | None) -> Any:
         call = asyncio.ensure_future(request)
         ended = asyncio.ensure_future(self.closed.wait())
         try:
             done, _ = await asyncio.wait(
-                {call, ended}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                {call, ended}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED
             )
         finally:
             ended.cancel()
@@ -269,6 +277,10 @@ class Connection:
         if ended in done:
             raise Lost("the connection ended")
         raise NoAnswer
+
+
+def _page(cursor: str | None) -> types.PaginatedRequestParams | None:
+    return types.PaginatedRequestParams(cursor=cursor) if cursor else None
 
 
 def _fail(ready: asyncio.Future[Any], exc: BaseException) -> None:

@@ -21,11 +21,10 @@ from actloop.mcp._errors import MCPConnectionError, MCPError, MCPTimeoutError
 from actloop.mcp._tool import MCPTool
 
 if TYPE_CHECKING:
-    from mcp import types
-
     from actloop.mcp._connection import Connection, ServerSpec
     from actloop.mcp._thread import LoopThread
     from actloop.tools import BaseTool
+    from mcp import types
 
 __all__ = ["MCPToolset"]
 
@@ -155,7 +154,7 @@ class MCPToolset:
         future = thread.submit(self._shutdown())
         try:
             future.result(timeout=_CLOSE_BOUND)
-        except Exception:  # noqa: S110  (the thread is stopped below whatever happened)
+        except Exception:
             pass
         finally:
             thread.stop()
@@ -306,9 +305,8 @@ class MCPToolset:
             return await self._attempt(tool, arguments, last=True)
 
     async def _attempt(self, tool: str, arguments: dict[str, Any], last: bool = False) -> Any:
-        from mcp import McpError
-
         from actloop.mcp._connection import Lost, NoAnswer
+        from mcp import McpError
 
         conn = await self._connection()
         if self._stale:
@@ -322,7 +320,9 @@ class MCPToolset:
         try:
             result = await conn.call(tool, arguments, self.timeout)
         except NoAnswer:
-            message = f"MCP server {server!r} did not answer tool {tool!r} within {self.timeout:g} s"
+            message = (
+                f"MCP server {server!r} did not answer tool {tool!r} within {self.timeout:g} s"
+            )
             message += _garbage(conn.garbage[seen:])
             raise MCPTimeoutError(message, server=server, tool=tool) from None
         except Lost:
@@ -382,7 +382,7 @@ def _garbage(lines: list[str]) -> str:
     """What the server wrote on stdout during the call that was not an MCP message."""
     if not lines:
         return ""
-    count = f"1 line" if len(lines) == 1 else f"{len(lines)} lines"
+    count = "1 line" if len(lines) == 1 else f"{len(lines)} lines"
     return f"; it wrote {count} on stdout that are not MCP messages, the first: {lines[0]!r}"
 
 

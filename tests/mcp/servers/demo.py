@@ -1,7 +1,7 @@
 """A FastMCP server with well-behaved and badly-behaved tools, for actloop's MCP tests.
 
-    python demo.py                 serve over stdio
-    python demo.py --http PORT     serve streamable HTTP on 127.0.0.1:PORT/mcp
+python demo.py                 serve over stdio
+python demo.py --http PORT     serve streamable HTTP on 127.0.0.1:PORT/mcp
 """
 
 from __future__ import annotations
