@@ -135,3 +135,31 @@ def _alive(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+NEVER_CLOSED = f"""
+import sys, threading, time
+from actloop.mcp import MCPToolset
+toolset = MCPToolset.stdio(sys.executable, [{DEMO!r}], timeout=None).open()
+print(toolset.call("whoami", {{}})["pid"], flush=True)
+def hang():
+    try:
+        toolset.call("hang", {{}})
+    except Exception as exc:
+        print(exc, flush=True)
+threading.Thread(target=hang, daemon=True).start()
+time.sleep(0.5)
+"""
+
+
+def test_a_toolset_never_closed_ends_its_server_at_exit() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", NEVER_CLOSED], capture_output=True, text=True, timeout=60
+    )
+    pid, message = done.stdout.splitlines()
+    assert message == "MCP server 'demo' was closed while tool 'hang' was running"
+    assert done.returncode == 0
+    deadline = time.monotonic() + 10
+    while _alive(int(pid)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(int(pid))

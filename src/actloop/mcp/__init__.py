@@ -15,3 +15,7 @@ from actloop.mcp._tool import MCPTool
 from actloop.mcp._toolset import MCPToolset
 
 __all__ = ["MCPConnectionError", "MCPError", "MCPTimeoutError", "MCPTool", "MCPToolset"]
+
+for _name in __all__:  # report the public path (as the root package does for its packages)
+    globals()[_name].__module__ = __name__
+del _name

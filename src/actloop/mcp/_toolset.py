@@ -107,6 +107,8 @@ class MCPToolset:
         self._listing: dict[str, types.Tool] = {}
         self._tools: dict[str, MCPTool] = {}
         self._stale = False
+        self._closing = False
+        """True while `close` ends the connection: calls cut short say so."""
 
     @classmethod
     def stdio(
@@ -233,6 +235,7 @@ class MCPToolset:
 
     async def _connection(self) -> Connection:
         """The live connection, opened (again) if there is none or it dropped."""
+        self._closing = False
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
@@ -343,6 +346,9 @@ class MCPToolset:
 
     def _lost(self, conn: Connection, tool: str, garbage: list[str]) -> MCPConnectionError:
         """The error for a connection that ended during a call (after the process is gone)."""
+        if self._closing:
+            message = f"MCP server {self.name!r} was closed while tool {tool!r} was running"
+            return MCPConnectionError(message, server=self.name, tool=tool)
         tail = conn.stderr_tail()
         why = f"; its last stderr line: {tail}" if tail else ""
         again = "reconnects" if self._spec.url is not None else "starts it again"
@@ -368,6 +374,7 @@ class MCPToolset:
         return text
 
     async def _shutdown(self) -> None:
+        self._closing = True
         conn, self._conn = self._conn, None
         if conn is not None:
             await conn.stop()
