@@ -163,3 +163,15 @@ def test_a_toolset_never_closed_ends_its_server_at_exit() -> None:
     while _alive(int(pid)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _alive(int(pid))
+
+
+def test_http_server_crashing_mid_call(http_server: HttpServer) -> None:
+    with MCPToolset.http(http_server.url, timeout=None) as toolset:  # no per-call timeout
+        with pytest.raises(MCPConnectionError) as caught:
+            toolset.call("crash", {})
+        assert str(caught.value) == (
+            "MCP server 'demo' closed the connection during tool 'crash' (it exited, crashed or "
+            "dropped the connection); the next call reconnects"
+        )
+        http_server.restart()
+        assert toolset.call("add", {"a": 20, "b": 22}) == {"result": 42}

@@ -16,6 +16,5 @@ from actloop.mcp._toolset import MCPToolset
 
 __all__ = ["MCPConnectionError", "MCPError", "MCPTimeoutError", "MCPTool", "MCPToolset"]
 
-for _name in __all__:  # report the public path (as the root package does for its packages)
-    globals()[_name].__module__ = __name__
-del _name
+for _exported in (MCPConnectionError, MCPError, MCPTimeoutError, MCPTool, MCPToolset):
+    _exported.__module__ = __name__  # the public path, as the root package pins for its packages

@@ -66,6 +66,9 @@ class NoAnswer(Exception):
     """The server did not answer within the time allowed."""
 
 
+_PULSE = 2.0
+"""Seconds between pings while an HTTP call is waiting."""
+
 Inbox = MemoryObjectSendStream[SessionMessage | Exception]
 
 
@@ -86,6 +89,8 @@ class Connection:
         self._errread: IO[bytes] | None = None
         self.error: BaseException | None = None
         """What ended the session task, if it failed."""
+        self.pinged = False
+        """A heartbeat ping was sent: a call had been waiting, so it had reached the server."""
 
     # -- life ------------------------------------------------------------------------------------
 
@@ -208,6 +213,8 @@ class Connection:
         request sent then never got to the server, so it is safe to send it again."""
         import httpx
 
+        if self.pinged:
+            return False
         exc: BaseException | None = self.error
         while exc is not None and not isinstance(exc, httpx.HTTPError):
             inner: Any = getattr(exc, "exceptions", None)
@@ -257,12 +264,15 @@ class Connection:
     async def _race(self, request: Any, seconds: float | None) -> Any:
         call = asyncio.ensure_future(request)
         ended = asyncio.ensure_future(self.closed.wait())
+        pulse = asyncio.ensure_future(self._heartbeat()) if self.spec.url is not None else None
         try:
             done, _ = await asyncio.wait(
                 {call, ended}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED
             )
         finally:
-            ended.cancel()
+            for task in (ended, pulse):
+                if task is not None:
+                    task.cancel()
             if not call.done():
                 call.cancel()
         if call in done:
@@ -277,6 +287,21 @@ class Connection:
         if ended in done:
             raise Lost("the connection ended")
         raise NoAnswer
+
+    async def _heartbeat(self) -> None:
+        """While an HTTP call waits, ping the server now and then: the SDK drops a response
+        stream cut by a dead server silently, so without this the call would wait for its
+        timeout. A failed ping ends the connection, which ends the call."""
+        session = self.session
+        while session is not None:
+            await asyncio.sleep(_PULSE)
+            self.pinged = True
+            try:
+                with anyio.fail_after(_PULSE * 5):
+                    await session.send_ping()
+            except Exception:
+                self._end.set()
+                return
 
 
 def _page(cursor: str | None) -> types.PaginatedRequestParams | None:
