@@ -37,6 +37,8 @@ def test_tools_carry_the_servers_names_descriptions_and_schemas(demo: MCPToolset
         "type": "object",
     }
     assert add.metadata == {"mcp_server": "demo"}
+    # a durable run re-runs a call cut by a crash only for tools the server marks safe to repeat
+    assert [t.name for t in tools if t.idempotent] == ["add", "whoami"]
 
 
 def test_results_text_structured_described_and_errors(demo: MCPToolset) -> None:

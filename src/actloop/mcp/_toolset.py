@@ -288,8 +288,10 @@ class MCPToolset:
             if tool is None:
                 tool = MCPTool(name=self.prefix + remote, toolset=self, remote_name=remote)
             tool.description = spec.description or ""
-            tool.args_schema = dict(spec.inputSchema)
+            tool.args_schema = {"properties": {}, **spec.inputSchema}
             tool.metadata = {"mcp_server": self.name}
+            hints = spec.annotations  # MCP's default: a tool may not be safe to run twice
+            tool.idempotent = hints is not None and bool(hints.readOnlyHint or hints.idempotentHint)
             tools[remote] = tool
         self._tools = tools
 

@@ -12,13 +12,19 @@ import os
 import sys
 
 from mcp.server.fastmcp import Context, FastMCP
-from mcp.types import EmbeddedResource, ImageContent, TextContent, TextResourceContents
+from mcp.types import (
+    EmbeddedResource,
+    ImageContent,
+    TextContent,
+    TextResourceContents,
+    ToolAnnotations,
+)
 
 PORT = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[1] == "--http" else 8000
 server = FastMCP("demo", host="127.0.0.1", port=PORT, log_level="WARNING")
 
 
-@server.tool()
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
@@ -83,7 +89,7 @@ def garble() -> str:
     return "never seen"
 
 
-@server.tool()
+@server.tool(annotations=ToolAnnotations(idempotentHint=True))
 def whoami() -> dict[str, object]:
     """The server's process id, working directory and ACTLOOP_TEST_VALUE."""
     return {"pid": os.getpid(), "cwd": os.getcwd(), "value": os.environ.get("ACTLOOP_TEST_VALUE")}
