@@ -46,7 +46,8 @@ def test_the_embedded_model_answers_through_an_mcp_tool() -> None:
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[:2] == [
+    assert lines[:3] == [
+        "MCP server 'arith': calculator",
         '→ calculator({"expression": "12 * 7 + 5"}) @ MCP server \'arith\'',
         "← 89",
     ]
@@ -66,3 +67,24 @@ def test_a_server_that_cannot_start_is_a_configuration_error() -> None:
         2,
         'actloop: error: --mcp needs a command, e.g. --mcp "python server.py"\n',
     )
+
+
+def test_a_name_clash_gives_the_servers_tools_its_prefix() -> None:
+    # no model server at this address: the run fails after the MCP tools were added and shown
+    done = run_cli(
+        "run",
+        "hi",
+        "--model",
+        "openai:any",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--tools",
+        "calculator,clock",
+        "--mcp",
+        f"{sys.executable} {ARITH}",
+        "--mcp",
+        f"{sys.executable} {ARITH}",
+    )
+    assert done.returncode == 4
+    assert done.stdout.splitlines() == ["MCP server 'arith': arith_calculator, arith2_calculator"]
+    assert _arith_servers() == []

@@ -137,6 +137,14 @@ class RunDisplay(BaseCallbackHandler):
         self._print(Text(call, style="bold yellow"))
         self._set_activity(f"running {action.tool}{where}")
 
+    def show_servers(self) -> None:
+        """One line per MCP server: the tools it brings to the run."""
+        by_server: dict[str, list[str]] = {}
+        for tool, server in self.servers.items():
+            by_server.setdefault(server, []).append(tool)
+        for server, tools in by_server.items():
+            self._print(Text(f"MCP server {server!r}: {', '.join(tools)}", style="dim"))
+
     def _show_step(self, step: AgentStep) -> None:
         self.steps += 1
         observation = str(step.observation)

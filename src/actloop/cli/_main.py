@@ -120,6 +120,7 @@ def _execute(args: argparse.Namespace, executor: Any) -> int:
     quiet = args.quiet or args.json
     display = RunDisplay(Console(stderr=args.json), quiet=quiet, verbose=args.verbose)
     display.servers = {t.name: t.metadata["mcp_server"] for t in executor.tools if _mcp(t)}
+    display.show_servers()
     config: RunnableConfig = {"callbacks": [display]}
     if args.db:
         config["configurable"] = {"thread_id": args.thread or _new_thread_id()}

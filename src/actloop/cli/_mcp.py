@@ -18,7 +18,7 @@ def mcp_tools(
     args: argparse.Namespace, resources: contextlib.ExitStack, taken: set[str]
 ) -> list[Any]:
     """The tools of every `--mcp`/`--mcp-url` server; a name already in `taken` (a built-in or
-    another server's tool) makes the server's tools take the prefix `SERVER_`."""
+    another server's tool) makes the server's tools take the prefix `SERVER_` (`SERVER2_`, ...)."""
     commands: list[str] = getattr(args, "mcp", None) or []
     urls: list[str] = getattr(args, "mcp_url", None) or []
     if not commands and not urls:
@@ -40,10 +40,20 @@ def mcp_tools(
         except MCPError as exc:
             raise ConfigurationError(str(exc)) from exc
         if any(t.name in taken for t in found):
-            toolset.prefix = f"{toolset.name}_"
-            for tool in found:
-                if isinstance(tool, MCPTool):
-                    tool.name = toolset.prefix + tool.remote_name
+            _prefix(toolset, [t for t in found if isinstance(t, MCPTool)], taken)
         taken.update(t.name for t in found)
         tools += found
     return tools
+
+
+def _prefix(toolset: Any, tools: list[Any], taken: set[str]) -> None:
+    """Rename the toolset's tools with the first prefix `NAME_`, `NAME2_`, ... that clashes with
+    nothing in `taken`."""
+    n = 1
+    prefix = f"{toolset.name}_"
+    while any(prefix + t.remote_name in taken for t in tools):
+        n += 1
+        prefix = f"{toolset.name}{n}_"
+    toolset.prefix = prefix
+    for tool in tools:
+        tool.name = prefix + tool.remote_name

@@ -148,19 +148,23 @@ class MCPToolset:
 
     def close(self) -> None:
         """End the session and the server process, then the toolset's thread. Idempotent."""
-        with self._guard:
-            thread, self._thread = self._thread, None
-            _OPEN.discard(self)
+        thread = self._detach()
         if thread is None:
             return
-        future = thread.submit(self._shutdown())
         try:
-            future.result(timeout=_CLOSE_BOUND)
-        except Exception:
+            thread.submit(self._shutdown()).result(timeout=_CLOSE_BOUND)
+        except Exception:  # the thread is stopped below whatever happened
             pass
         finally:
             thread.stop()
+
+    def _detach(self) -> LoopThread | None:
+        """Take the loop thread away from the toolset (the next use starts a new one)."""
+        with self._guard:
+            thread, self._thread = self._thread, None
+            _OPEN.discard(self)
             self._lock = None
+        return thread if thread is not None and thread.alive else None
 
     def get_tools(self) -> list[BaseTool]:
         """The server's tools as actloop tools (connecting first if needed)."""
@@ -188,8 +192,17 @@ class MCPToolset:
         return self
 
     async def aclose(self) -> None:
-        """Async `close` (the wait for the server to end runs in a worker thread)."""
-        await asyncio.get_running_loop().run_in_executor(None, self.close)
+        """Async `close`."""
+        thread = self._detach()
+        if thread is None:
+            return
+        try:
+            shutdown = asyncio.wrap_future(thread.submit(self._shutdown()))
+            await asyncio.wait_for(shutdown, _CLOSE_BOUND)
+        except Exception:  # the thread is stopped below whatever happened
+            pass
+        finally:
+            thread.stop()  # quick: the loop has nothing left to do
 
     async def aget_tools(self) -> list[BaseTool]:
         """Async `get_tools`."""
