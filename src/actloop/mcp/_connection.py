@@ -21,9 +21,8 @@ from typing import IO, Any, TextIO, cast
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.shared.message import SessionMessage
-
 from mcp import ClientSession, McpError, types
+from mcp.shared.message import SessionMessage
 
 __all__ = ["Connection", "Lost", "NoAnswer", "ServerSpec"]
 

@@ -12,9 +12,19 @@ with its steps attached, as any tool error does.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from actloop.exceptions import ToolException
 
-__all__ = ["MCPConnectionError", "MCPError", "MCPTimeoutError", "error_observation"]
+__all__ = [
+    "MCPConnectionError",
+    "MCPError",
+    "MCPTimeoutError",
+    "error_observation",
+    "garbage_note",
+    "leaf",
+    "reason",
+]
 
 
 class MCPError(ToolException):
@@ -37,3 +47,26 @@ class MCPConnectionError(MCPError):
 def error_observation(exc: ToolException) -> str:
     """An MCP tool's default `handle_tool_error`: the error as an `Error: ...` observation."""
     return f"Error: {exc}"
+
+
+def garbage_note(lines: list[str]) -> str:
+    """What the server wrote on stdout during a call that was not an MCP message."""
+    if not lines:
+        return ""
+    count = "1 line" if len(lines) == 1 else f"{len(lines)} lines"
+    return f"; it wrote {count} on stdout that are not MCP messages, the first: {lines[0]!r}"
+
+
+def leaf(exc: BaseException) -> BaseException:
+    """The innermost error of an exception group (anyio task groups wrap transport errors)."""
+    inner: Any = getattr(exc, "exceptions", None)
+    while isinstance(inner, tuple) and inner:
+        exc = cast("BaseException", inner[0])
+        inner = getattr(exc, "exceptions", None)
+    return exc
+
+
+def reason(exc: BaseException) -> str:
+    """What went wrong, in a few words."""
+    exc = leaf(exc)
+    return str(exc) or type(exc).__name__

@@ -14,17 +14,25 @@ import atexit
 import threading
 import weakref
 from collections.abc import Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from actloop.exceptions import ConfigurationError
-from actloop.mcp._errors import MCPConnectionError, MCPError, MCPTimeoutError
+from actloop.mcp._errors import (
+    MCPConnectionError,
+    MCPError,
+    MCPTimeoutError,
+    garbage_note,
+    leaf,
+    reason,
+)
 from actloop.mcp._tool import MCPTool
 
 if TYPE_CHECKING:
+    from mcp import types
+
     from actloop.mcp._connection import Connection, ServerSpec
     from actloop.mcp._thread import LoopThread
     from actloop.tools import BaseTool
-    from mcp import types
 
 __all__ = ["MCPToolset"]
 
@@ -277,13 +285,13 @@ class MCPToolset:
 
         if isinstance(exc, MCPError) or not isinstance(exc, Exception):
             return exc
-        exc = _leaf(exc)
+        exc = leaf(exc)
         if isinstance(exc, NoAnswer):
             return MCPTimeoutError(f"MCP server {self.name!r} {exc}", server=self.name)
         tail = conn.stderr_tail()
         said = f"; its last stderr line: {tail}" if tail else ""
         return MCPConnectionError(
-            f"could not start or reach MCP server {self.name!r}: {_reason(exc)}{said}",
+            f"could not start or reach MCP server {self.name!r}: {reason(exc)}{said}",
             server=self.name,
         )
 
@@ -292,8 +300,23 @@ class MCPToolset:
 
     async def _list(self, conn: Connection) -> None:
         """List the server's tools; keep the MCPTool objects of tools that are still there."""
+        from mcp import McpError
+
+        from actloop.mcp._connection import Lost, NoAnswer
+
         self._stale = False
-        listing = {t.name: t for t in await conn.list_tools(self.connect_timeout)}
+        name = self.name
+        try:
+            listed = await conn.list_tools(self.connect_timeout)
+        except NoAnswer:
+            message = (
+                f"MCP server {name!r} did not list its tools within {self.connect_timeout:g} s"
+            )
+            raise MCPTimeoutError(message, server=name) from None
+        except (Lost, McpError) as exc:
+            message = f"MCP server {name!r} failed to list its tools: {reason(exc)}"
+            raise MCPConnectionError(message, server=name) from None
+        listing = {t.name: t for t in listed}
         self._listing = listing
         tools: dict[str, MCPTool] = {}
         for remote, spec in listing.items():
@@ -323,8 +346,9 @@ class MCPToolset:
             return await self._attempt(tool, arguments, last=True)
 
     async def _attempt(self, tool: str, arguments: dict[str, Any], last: bool = False) -> Any:
-        from actloop.mcp._connection import Lost, NoAnswer
         from mcp import McpError
+
+        from actloop.mcp._connection import Lost, NoAnswer
 
         conn = await self._connection()
         if self._stale:
@@ -341,7 +365,7 @@ class MCPToolset:
             message = (
                 f"MCP server {server!r} did not answer tool {tool!r} within {self.timeout:g} s"
             )
-            message += _garbage(conn.garbage[seen:])
+            message += garbage_note(conn.garbage[seen:])
             raise MCPTimeoutError(message, server=server, tool=tool) from None
         except Lost:
             await conn.stop()
@@ -355,7 +379,7 @@ class MCPToolset:
             message = f"MCP server {server!r} refused tool {tool!r}: {exc.error.message}"
             raise MCPError(message, server=server, tool=tool) from None
         except Exception as exc:
-            message = f"MCP server {server!r} failed on tool {tool!r}: {_reason(exc)}"
+            message = f"MCP server {server!r} failed on tool {tool!r}: {reason(exc)}"
             raise MCPError(message, server=server, tool=tool) from None
         return self._value(tool, result)
 
@@ -369,7 +393,8 @@ class MCPToolset:
         again = "reconnects" if self._spec.url is not None else "starts it again"
         return MCPConnectionError(
             f"MCP server {self.name!r} closed the connection during tool {tool!r} (it exited, "
-            f"crashed or dropped the connection{why}){_garbage(garbage)}; the next call {again}",
+            f"crashed or dropped the connection{why}){garbage_note(garbage)}; "
+            f"the next call {again}",
             server=self.name,
             tool=tool,
         )
@@ -398,26 +423,3 @@ class MCPToolset:
 
 class _Resend(Exception):
     """The request never reached the server: send it again on a new connection."""
-
-
-def _garbage(lines: list[str]) -> str:
-    """What the server wrote on stdout during the call that was not an MCP message."""
-    if not lines:
-        return ""
-    count = "1 line" if len(lines) == 1 else f"{len(lines)} lines"
-    return f"; it wrote {count} on stdout that are not MCP messages, the first: {lines[0]!r}"
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The innermost error of an exception group (anyio task groups wrap transport errors)."""
-    inner: Any = getattr(exc, "exceptions", None)
-    while isinstance(inner, tuple) and inner:
-        exc = cast("BaseException", inner[0])
-        inner = getattr(exc, "exceptions", None)
-    return exc
-
-
-def _reason(exc: BaseException) -> str:
-    """What went wrong, in a few words."""
-    exc = _leaf(exc)
-    return str(exc) or type(exc).__name__
