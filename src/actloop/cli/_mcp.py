@@ -26,15 +26,18 @@ def mcp_tools(
     from actloop.mcp import MCPError, MCPTool, MCPToolset
 
     # a server that does not start cannot hold the run past its --timeout either
-    limit = {"connect_timeout": min(30.0, args.timeout)} if getattr(args, "timeout", None) else {}
+    run_limit: float | None = getattr(args, "timeout", None)
+    limit = 30.0 if run_limit is None else min(30.0, run_limit)
     toolsets: list[MCPToolset] = []
     for command in commands:
         parts = shlex.split(command)
         if not parts:
             raise ConfigurationError('--mcp needs a command, e.g. --mcp "python server.py"')
         # a command started from a shell sees the shell's environment; the SDK's default is less
-        toolsets.append(MCPToolset.stdio(parts[0], parts[1:], env=dict(os.environ), **limit))
-    toolsets += [MCPToolset.http(url, **limit) for url in urls]
+        toolsets.append(
+            MCPToolset.stdio(parts[0], parts[1:], env=dict(os.environ), connect_timeout=limit)
+        )
+    toolsets += [MCPToolset.http(url, connect_timeout=limit) for url in urls]
     tools: list[Any] = []
     for toolset in toolsets:
         try:
