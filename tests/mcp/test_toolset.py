@@ -3,7 +3,6 @@ sync and async, stdio and streamable HTTP, and `tools/list_changed`."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -147,4 +146,5 @@ def test_name_given_wins_and_closing_twice_is_fine(no_orphans: None) -> None:
     assert by_name(toolset.get_tools())["add"].metadata == {"mcp_server": "calc"}
     toolset.close()
     toolset.close()
-    assert os.environ.get("ACTLOOP_TEST_VALUE") is None
+    assert toolset.call("add", {"a": 1, "b": 1}) == {"result": 2}  # a closed toolset reopens
+    toolset.close()
