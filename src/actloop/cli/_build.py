@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from contextlib import ExitStack
 from typing import Any
 
 from actloop.exceptions import ConfigurationError
@@ -68,8 +69,11 @@ def build_agent(kind: str, llm: Any, tools: list[Any]) -> Any:
     return create_tool_calling_agent(llm, tools, prompt)
 
 
-def build_executor(args: argparse.Namespace, checkpointer: Any = None) -> Any:
-    """The AgentExecutor the CLI runs (journaled in `args.db` for `run --db FILE`)."""
+def build_executor(
+    args: argparse.Namespace, checkpointer: Any = None, resources: ExitStack | None = None
+) -> Any:
+    """The AgentExecutor the CLI runs (journaled in `args.db` for `run --db FILE`); MCP servers
+    (`--mcp`, `--mcp-url`) are opened in `resources`, which ends them."""
     from actloop.executor import AgentExecutor
     from actloop.tools.builtin import get_builtin_tools
 
@@ -77,6 +81,10 @@ def build_executor(args: argparse.Namespace, checkpointer: Any = None) -> Any:
     if not names:
         raise ConfigurationError("--tools needs at least one tool")
     tools = get_builtin_tools(names, root=args.root)
+    if resources is not None:
+        from actloop.cli._mcp import mcp_tools
+
+        tools += mcp_tools(args, resources, {t.name for t in tools})
     llm = build_model(args.model, base_url=args.base_url, api_key=args.api_key, seed=args.seed)
     agent = build_agent(args.agent or default_agent(args.model), llm, tools)
     return AgentExecutor(

@@ -64,6 +64,8 @@ class RunDisplay(BaseCallbackHandler):
         self.tokens_out = 0
         self.started = time.monotonic()
         self._live: Live | None = None
+        self.servers: dict[str, str] = {}
+        """The MCP server of each MCP tool, by tool name: shown with its calls."""
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -129,8 +131,19 @@ class RunDisplay(BaseCallbackHandler):
         thought = _thought(action)
         if thought:
             self._print(Text(f"Thought: {thought}", style="italic"))
-        self._print(Text(f"→ {action.tool}({_tool_input(action.tool_input)})", style="bold yellow"))
-        self._set_activity(f"running {action.tool}")
+        server = self.servers.get(action.tool)
+        where = f" @ MCP server {server!r}" if server else ""
+        call = f"→ {action.tool}({_tool_input(action.tool_input)}){where}"
+        self._print(Text(call, style="bold yellow"))
+        self._set_activity(f"running {action.tool}{where}")
+
+    def show_servers(self) -> None:
+        """One line per MCP server: the tools it brings to the run."""
+        by_server: dict[str, list[str]] = {}
+        for tool, server in self.servers.items():
+            by_server.setdefault(server, []).append(tool)
+        for server, tools in by_server.items():
+            self._print(Text(f"MCP server {server!r}: {', '.join(tools)}", style="dim"))
 
     def _show_step(self, step: AgentStep) -> None:
         self.steps += 1

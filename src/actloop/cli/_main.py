@@ -8,6 +8,7 @@ Exit codes: 0 a final answer; 2 a configuration error (unknown model or tool, mi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -55,6 +56,18 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--thread", help="thread id of the durable run (with --db)")
     run.add_argument("--json", action="store_true", help="print the trajectory as JSON")
     run.add_argument("--quiet", action="store_true", help="print only the answer")
+    run.add_argument(
+        "--mcp",
+        action="append",
+        metavar='"COMMAND ARGS"',
+        help="add the tools of an MCP server started by this command (stdio; repeatable)",
+    )
+    run.add_argument(
+        "--mcp-url",
+        action="append",
+        metavar="URL",
+        help="add the tools of an MCP server at this streamable HTTP URL (repeatable)",
+    )
     runs = sub.add_parser("runs", parents=[shared], help="durable runs in a checkpoint file")
     runs.add_argument("action", choices=["list", "show", "resume"])
     runs.add_argument("thread", nargs="?")
@@ -80,11 +93,12 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.thread and not args.db:
         return _fail(args, EXIT_CONFIG, "--thread needs --db FILE (the checkpoint file)")
-    try:
-        executor = build_executor(args)
-    except ConfigurationError as exc:
-        return _fail(args, EXIT_CONFIG, str(exc))
-    return _execute(args, executor)
+    with contextlib.ExitStack() as resources:  # ends the MCP servers, also after Ctrl-C
+        try:
+            executor = build_executor(args, resources=resources)
+        except ConfigurationError as exc:
+            return _fail(args, EXIT_CONFIG, str(exc))
+        return _execute(args, executor)
 
 
 def _fail(args: argparse.Namespace, code: int, message: str) -> int:
@@ -105,6 +119,8 @@ def _execute(args: argparse.Namespace, executor: Any) -> int:
 
     quiet = args.quiet or args.json
     display = RunDisplay(Console(stderr=args.json), quiet=quiet, verbose=args.verbose)
+    display.servers = {t.name: t.metadata["mcp_server"] for t in executor.tools if _mcp(t)}
+    display.show_servers()
     config: RunnableConfig = {"callbacks": [display]}
     if args.db:
         config["configurable"] = {"thread_id": args.thread or _new_thread_id()}
@@ -133,6 +149,11 @@ def _execute(args: argparse.Namespace, executor: Any) -> int:
         display.show_answer(answer, stopped)
         display.show_summary()
     return EXIT_STOPPED if stopped else EXIT_OK
+
+
+def _mcp(tool: Any) -> bool:
+    """True for a tool served by an MCP server (its metadata names the server)."""
+    return "mcp_server" in (getattr(tool, "metadata", None) or {})
 
 
 def _new_thread_id() -> str:

@@ -1,0 +1,81 @@
+"""Helpers for the MCP tests: where the servers are, the HTTP server process, the orphan check.
+
+(`tests/mcp` has no `__init__.py`: as a package named `mcp` it would hide the SDK.)
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+SERVERS = Path(__file__).parent / "servers"
+if str(SERVERS.parent.parent) not in sys.path:  # tests/: the suite's shared `openai_server`
+    sys.path.insert(0, str(SERVERS.parent.parent))
+DEMO = str(SERVERS / "demo.py")
+CHATTY = str(SERVERS / "chatty.py")
+
+
+def server_processes() -> list[psutil.Process]:
+    """Live (not zombie) stdio servers of `tests/mcp/servers` below this process (the HTTP
+    servers the fixtures start themselves are not counted)."""
+    found: list[psutil.Process] = []
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            if proc.status() == psutil.STATUS_ZOMBIE:
+                continue
+            cmdline = proc.cmdline()
+            if "--http" not in cmdline and any(str(SERVERS) in part for part in cmdline):
+                found.append(proc)
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class HttpServer:
+    """`demo.py --http PORT` as a child process; `restart` brings it back on the same port."""
+
+    def __init__(self) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.log = tempfile.TemporaryFile()
+        self.process = self._start()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        command = [sys.executable, DEMO, "--http", str(self.port)]
+        process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return process
+            except OSError as exc:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    process.kill()
+                    self.log.seek(0)
+                    log = self.log.read()[-2000:]
+                    raise RuntimeError(f"demo server did not start: {log!r}") from exc
+                time.sleep(0.1)
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+    def restart(self) -> None:
+        self.kill()
+        self.process = self._start()
+
+    def close(self) -> None:
+        self.kill()
+        self.log.close()
