@@ -99,6 +99,8 @@ from actloop.tools import (
     tool,
 )
 
+from typing import Any
+
 __version__ = "0.1.0"
 
 _PUBLIC_PACKAGES = (
@@ -127,6 +129,30 @@ def _pin_public_modules() -> None:
 
 
 _pin_public_modules()
+
+_LAZY = {
+    "Agent": "actloop.legacy_agents",
+    "AgentType": "actloop.legacy_agents",
+    "BaseLLM": "actloop.llms",
+    "LLM": "actloop.llms",
+    "LLMChain": "actloop.legacy_agents",
+    "LLMSingleActionAgent": "actloop.legacy_agents",
+    "ZeroShotAgent": "actloop.legacy_agents",
+    "initialize_agent": "actloop.legacy_agents",
+}
+"""Names loaded on first use (the legacy agents and text models are not needed by most runs)."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'actloop' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py checks
     "AIMessage",

@@ -8,10 +8,13 @@ from actloop.callbacks._handlers import (
     get_color_mapping,
     print_text,
 )
+from actloop.callbacks._llm_run import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 
 __all__ = [
     "AsyncCallbackHandler",
+    "AsyncCallbackManagerForLLMRun",
     "BaseCallbackHandler",
+    "CallbackManagerForLLMRun",
     "Callbacks",
     "StdOutCallbackHandler",
     "get_color_mapping",

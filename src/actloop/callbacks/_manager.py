@@ -20,6 +20,7 @@ from actloop.callbacks import (
     Callbacks,
     StdOutCallbackHandler,
 )
+from actloop.messages import get_buffer_string
 
 __all__ = ["CallbackManager", "RunManager", "configure", "new_run_id"]
 
@@ -70,6 +71,8 @@ def _dispatch(
             continue
         method = getattr(handler, event, None)
         if method is None or getattr(method, "__func__", None) in _NOOP_HOOKS:
+            if event == "on_chat_model_start":  # langchain-core's fallback, with text prompts
+                _dispatch_llm_start(handler, args, kwargs, pending)
             continue  # not overridden, or a private event (e.g. "_on_stream") it does not define
         try:
             result = method(*args, **kwargs)
@@ -79,6 +82,21 @@ def _dispatch(
         if result is not None and hasattr(result, "__await__"):
             pending.append(_guarded(handler, event, result))
     return pending
+
+
+def _dispatch_llm_start(
+    handler: BaseCallbackHandler,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    pending: list[Awaitable[Any]],
+) -> None:
+    """`on_llm_start` with each message list as one buffer string, for a handler that does not
+    define `on_chat_model_start` (as langchain-core falls back)."""
+    if getattr(handler, "ignore_llm", False):
+        return
+    serialized, message_lists = args[0], args[1]
+    prompts = [get_buffer_string(messages) for messages in message_lists]
+    pending.extend(_dispatch([handler], "on_llm_start", (serialized, prompts), kwargs))
 
 
 async def _guarded(handler: BaseCallbackHandler, event: str, awaitable: Awaitable[Any]) -> None:

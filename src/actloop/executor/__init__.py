@@ -8,12 +8,15 @@ from actloop.executor._agent_executor import (
     RunnableAgent,
     RunnableMultiActionAgent,
 )
+from actloop.executor._chain_api import RUN_KEY, RunInfo
 
 __all__ = [
+    "RUN_KEY",
     "AgentExecutor",
     "AgentExecutorIterator",
     "BaseMultiActionAgent",
     "BaseSingleActionAgent",
     "RunnableAgent",
+    "RunInfo",
     "RunnableMultiActionAgent",
 ]

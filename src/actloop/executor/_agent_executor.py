@@ -19,6 +19,7 @@ from actloop.executor._agents import (
     RunnableAgent,
     RunnableMultiActionAgent,
 )
+from actloop.executor._chain_api import ChainCallAPI
 from actloop.executor._iterator import AgentExecutorIterator
 from actloop.executor._run import AgentRun
 from actloop.runnables._base import Runnable
@@ -50,7 +51,7 @@ def _wrap_runnable(agent: Runnable[Any, Any], stream_runnable: bool) -> Agent:
     return cls(agent, stream_runnable=stream_runnable)
 
 
-class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
+class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
     """Runs an agent with tools until it finishes or a limit stops it."""
 
     def __init__(

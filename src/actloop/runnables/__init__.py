@@ -1,6 +1,6 @@
 """The Runnable protocol: invoke, stream, batch and their async twins, composed with `|`."""
 
-from actloop.runnables._base import Runnable, RunnableBinding, coerce_to_runnable
+from actloop.runnables._base import Runnable, RunnableBinding, add, coerce_to_runnable
 from actloop.runnables._compose import (
     AddableDict,
     RunnableAssign,
@@ -21,6 +21,7 @@ __all__ = [
     "RunnableParallel",
     "RunnablePassthrough",
     "RunnableSequence",
+    "add",
     "coerce_to_runnable",
     "ensure_config",
     "merge_configs",

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 from actloop.callbacks._manager import RunManager, configure
 from actloop.runnables._config import RunnableConfig, child_config, ensure_config, merge_configs
 
-__all__ = ["Runnable", "RunnableBinding", "add_chunks", "coerce_to_runnable"]
+__all__ = ["Runnable", "RunnableBinding", "add", "add_chunks", "coerce_to_runnable"]
 
 Input = TypeVar("Input")
 Output = TypeVar("Output")
@@ -30,6 +30,14 @@ def add_chunks(acc: Any, chunk: Any) -> Any:
         return acc + chunk
     except TypeError:
         return chunk
+
+
+def add(addables: Iterable[Any]) -> Any:
+    """The chunks added together with `+` (None when there are none), as langchain-core's `add`."""
+    final: Any = None
+    for chunk in addables:
+        final = chunk if final is None else final + chunk
+    return final
 
 
 _STREAMED: Any = object()
