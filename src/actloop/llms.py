@@ -383,9 +383,7 @@ class LLM(BaseLLM):
         **kwargs: Any,
     ) -> LLMResult:
         return LLMResult(
-            generations=[
-                [Generation(self._call(p, stop, run_manager, **kwargs))] for p in prompts
-            ]
+            generations=[[Generation(self._call(p, stop, run_manager, **kwargs))] for p in prompts]
         )
 
     async def _agenerate(

@@ -126,8 +126,7 @@ class ChainCallAPI:
         keys = self.output_keys
         if len(keys) != 1:
             raise ValueError(
-                "`run` not supported when there is not exactly one output key. "
-                f"Got {keys}."
+                f"`run` not supported when there is not exactly one output key. Got {keys}."
             )
         return outputs[keys[0]]
 

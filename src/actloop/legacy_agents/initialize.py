@@ -1,4 +1,4 @@
-"""`AgentType` and `initialize_agent`: LangChain's one-call way to build a legacy agent's executor."""
+"""`AgentType` and `initialize_agent`: LangChain's one call that builds a legacy agent's executor."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from actloop.callbacks import Callbacks
 from actloop.exceptions import ActloopDeprecationWarning
 from actloop.executor import AgentExecutor
 from actloop.legacy_agents.mrkl import ZeroShotAgent
+from actloop.legacy_agents.openai_functions import OpenAIFunctionsAgent
+from actloop.legacy_agents.structured_chat import StructuredChatAgent
 from actloop.runnables._base import Runnable
 from actloop.tools import BaseTool
 
@@ -39,7 +41,10 @@ class AgentType(str, Enum):
 
 AGENT_TO_CLASS: dict[AgentType, Any] = {
     AgentType.ZERO_SHOT_REACT_DESCRIPTION: ZeroShotAgent,
+    AgentType.STRUCTURED_CHAT_ZERO_SHOT_REACT_DESCRIPTION: StructuredChatAgent,
+    AgentType.OPENAI_FUNCTIONS: OpenAIFunctionsAgent,
 }
+"""The agent types actloop builds (the others: see the README's "Switching from LangChain")."""
 
 
 def initialize_agent(
@@ -61,21 +66,17 @@ def initialize_agent(
             "Both `agent` and `agent_path` are specified, but at most only one should be."
         )
     if agent_path is not None:
-        from actloop.legacy_agents.loading import load_agent
-
-        agent_obj = load_agent(agent_path, llm=llm, tools=tools, callback_manager=callback_manager)
-        tags_.append(agent_obj._agent_type)  # pyright: ignore[reportPrivateUsage]
-    else:
-        agent = AgentType.ZERO_SHOT_REACT_DESCRIPTION if agent is None else agent
-        if agent not in AGENT_TO_CLASS:
-            raise ValueError(
-                f"Got unknown agent type: {agent}. Valid types are: {AGENT_TO_CLASS.keys()}."
-            )
-        agent_type = AgentType(agent)
-        tags_.append(agent_type.value)
-        agent_obj = AGENT_TO_CLASS[agent_type].from_llm_and_tools(
-            llm, tools, callback_manager=callback_manager, **(agent_kwargs or {})
+        raise ValueError("actloop does not load agents from files (agent_path); pass `agent`")
+    agent = AgentType.ZERO_SHOT_REACT_DESCRIPTION if agent is None else agent
+    if agent not in AGENT_TO_CLASS:
+        raise ValueError(
+            f"Got unknown agent type: {agent}. Valid types are: {AGENT_TO_CLASS.keys()}."
         )
+    agent_type = AgentType(agent)
+    tags_.append(agent_type.value)
+    agent_obj = AGENT_TO_CLASS[agent_type].from_llm_and_tools(
+        llm, tools, callback_manager=callback_manager, **(agent_kwargs or {})
+    )
     return AgentExecutor.from_agent_and_tools(
         agent=agent_obj, tools=tools, callbacks=callback_manager, tags=tags_, **kwargs
     )
