@@ -57,33 +57,33 @@ FILES = {
 
 # Module path -> actloop module, longest first; only `from X import ...` lines are rewritten.
 MODULES = {
-    "langchain_classic.agents.agent_types": "actloop.legacy_agents",
-    "langchain_classic.agents.chat.output_parser": "actloop.legacy_agents.chat",
-    "langchain_classic.agents.conversational.output_parser": "actloop.legacy_agents.conversational",
+    "langchain_classic.agents.agent_types": "actloop.classic",
+    "langchain_classic.agents.chat.output_parser": "actloop.classic.chat",
+    "langchain_classic.agents.conversational.output_parser": "actloop.classic.conversational",
     "langchain_classic.agents.format_scratchpad.log": "actloop.format_scratchpad",
     "langchain_classic.agents.format_scratchpad.log_to_messages": "actloop.format_scratchpad",
-    "langchain_classic.agents.format_scratchpad.openai_functions": "actloop.openai_functions",
+    "langchain_classic.agents.format_scratchpad.openai_functions": (
+        "actloop.classic.openai_functions"
+    ),
     "langchain_classic.agents.format_scratchpad.openai_tools": "actloop.format_scratchpad",
-    "langchain_classic.agents.format_scratchpad.xml": "actloop.xml_agent",
-    "langchain_classic.agents.initialize": "actloop.legacy_agents",
-    "langchain_classic.agents.mrkl.base": "actloop.legacy_agents.mrkl",
-    "langchain_classic.agents.mrkl.output_parser": "actloop.legacy_agents.mrkl",
-    "langchain_classic.agents.mrkl.prompt": "actloop.legacy_agents.mrkl",
+    "langchain_classic.agents.format_scratchpad.xml": "actloop.classic.xml",
+    "langchain_classic.agents.initialize": "actloop.classic",
+    "langchain_classic.agents.mrkl.base": "actloop.classic.mrkl",
+    "langchain_classic.agents.mrkl.output_parser": "actloop.classic.mrkl",
+    "langchain_classic.agents.mrkl.prompt": "actloop.classic.mrkl",
     "langchain_classic.agents.openai_functions_multi_agent.base": (
-        "actloop.legacy_agents.openai_functions"
+        "actloop.classic.openai_functions_agent"
     ),
     "langchain_classic.agents.output_parsers.json": "actloop.json_agent",
-    "langchain_classic.agents.output_parsers.openai_functions": "actloop.openai_functions",
+    "langchain_classic.agents.output_parsers.openai_functions": "actloop.classic.openai_functions",
     "langchain_classic.agents.output_parsers.openai_tools": "actloop.tool_calling",
-    "langchain_classic.agents.output_parsers.react_json_single_input": (
-        "actloop.legacy_agents.chat"
-    ),
+    "langchain_classic.agents.output_parsers.react_json_single_input": ("actloop.classic.chat"),
     "langchain_classic.agents.output_parsers.react_single_input": "actloop.react",
-    "langchain_classic.agents.output_parsers.self_ask": "actloop.self_ask",
-    "langchain_classic.agents.output_parsers.xml": "actloop.xml_agent",
-    "langchain_classic.agents.structured_chat.base": "actloop.legacy_agents",
-    "langchain_classic.agents.structured_chat.output_parser": "actloop.structured_chat",
-    "langchain_classic.agents.types": "actloop.legacy_agents",
+    "langchain_classic.agents.output_parsers.self_ask": "actloop.classic.self_ask",
+    "langchain_classic.agents.output_parsers.xml": "actloop.classic.xml",
+    "langchain_classic.agents.structured_chat.base": "actloop.classic",
+    "langchain_classic.agents.structured_chat.output_parser": "actloop.classic.structured_chat",
+    "langchain_classic.agents.types": "actloop.classic",
     "langchain_classic.agents": "actloop",
     "langchain_classic.schema": "actloop.executor",
     "langchain_core.agents": "actloop.agents",

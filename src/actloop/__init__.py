@@ -3,6 +3,8 @@
 Switch from LangChain by changing imports: `from actloop import AgentExecutor, tool, ...`.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from actloop.agents import (
     AgentAction,
     AgentActionMessageLog,
@@ -10,9 +12,16 @@ from actloop.agents import (
     AgentStep,
     ToolAgentAction,
 )
-from actloop.callbacks import AsyncCallbackHandler, BaseCallbackHandler, StdOutCallbackHandler
+from actloop.callbacks import (
+    AsyncCallbackHandler,
+    AsyncCallbackManagerForLLMRun,
+    BaseCallbackHandler,
+    CallbackManagerForLLMRun,
+    StdOutCallbackHandler,
+)
 from actloop.chat_models import BaseChatModel
 from actloop.exceptions import (
+    ActloopDeprecationWarning,
     ActloopError,
     CheckpointError,
     ConfigurationError,
@@ -22,10 +31,12 @@ from actloop.exceptions import (
     ToolException,
 )
 from actloop.executor import (
+    RUN_KEY,
     AgentExecutor,
     AgentExecutorIterator,
     BaseMultiActionAgent,
     BaseSingleActionAgent,
+    RunInfo,
     RunnableAgent,
     RunnableMultiActionAgent,
 )
@@ -80,6 +91,7 @@ from actloop.runnables import (
     RunnableParallel,
     RunnablePassthrough,
     RunnableSequence,
+    add,
 )
 from actloop.serialization import dumpd, dumps, load, loads
 from actloop.tool_calling import (
@@ -99,7 +111,39 @@ from actloop.tools import (
     tool,
 )
 
-from typing import Any
+if TYPE_CHECKING:  # the lazy names below, for type checkers
+    from actloop.classic import (
+        Agent,
+        AgentType,
+        LLMChain,
+        LLMSingleActionAgent,
+        MRKLOutputParser,
+        OpenAIFunctionsAgent,
+        OpenAIFunctionsAgentOutputParser,
+        SelfAskOutputParser,
+        StructuredChatAgent,
+        StructuredChatOutputParser,
+        XMLAgentOutputParser,
+        ZeroShotAgent,
+        create_openai_functions_agent,
+        create_self_ask_with_search_agent,
+        create_structured_chat_agent,
+        create_xml_agent,
+        format_to_openai_function_messages,
+        format_xml,
+        initialize_agent,
+    )
+    from actloop.llms import (
+        LLM,
+        BaseLLM,
+    )
+    from actloop.outputs import (
+        ChatGeneration,
+        ChatResult,
+        Generation,
+        GenerationChunk,
+        LLMResult,
+    )
 
 __version__ = "0.1.0"
 
@@ -131,14 +175,32 @@ def _pin_public_modules() -> None:
 _pin_public_modules()
 
 _LAZY = {
-    "Agent": "actloop.legacy_agents",
-    "AgentType": "actloop.legacy_agents",
+    "Agent": "actloop.classic",
+    "AgentType": "actloop.classic",
     "BaseLLM": "actloop.llms",
+    "ChatGeneration": "actloop.outputs",
+    "ChatResult": "actloop.outputs",
+    "Generation": "actloop.outputs",
+    "GenerationChunk": "actloop.outputs",
     "LLM": "actloop.llms",
-    "LLMChain": "actloop.legacy_agents",
-    "LLMSingleActionAgent": "actloop.legacy_agents",
-    "ZeroShotAgent": "actloop.legacy_agents",
-    "initialize_agent": "actloop.legacy_agents",
+    "LLMChain": "actloop.classic",
+    "LLMResult": "actloop.outputs",
+    "LLMSingleActionAgent": "actloop.classic",
+    "MRKLOutputParser": "actloop.classic",
+    "OpenAIFunctionsAgent": "actloop.classic",
+    "OpenAIFunctionsAgentOutputParser": "actloop.classic",
+    "SelfAskOutputParser": "actloop.classic",
+    "StructuredChatAgent": "actloop.classic",
+    "StructuredChatOutputParser": "actloop.classic",
+    "XMLAgentOutputParser": "actloop.classic",
+    "ZeroShotAgent": "actloop.classic",
+    "create_openai_functions_agent": "actloop.classic",
+    "create_self_ask_with_search_agent": "actloop.classic",
+    "create_structured_chat_agent": "actloop.classic",
+    "create_xml_agent": "actloop.classic",
+    "format_to_openai_function_messages": "actloop.classic",
+    "format_xml": "actloop.classic",
+    "initialize_agent": "actloop.classic",
 }
 """Names loaded on first use (the legacy agents and text models are not needed by most runs)."""
 
@@ -158,8 +220,10 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "AIMessage",
     "AIMessageChunk",
     "AIMessagePromptTemplate",
+    "ActloopDeprecationWarning",
     "ActloopError",
     "AddableDict",
+    "Agent",
     "AgentAction",
     "AgentActionMessageLog",
     "AgentExecutor",
@@ -167,32 +231,49 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "AgentFinish",
     "AgentOutputParser",
     "AgentStep",
+    "AgentType",
     "AsyncCallbackHandler",
+    "AsyncCallbackManagerForLLMRun",
     "BaseCallbackHandler",
     "BaseChatModel",
+    "BaseLLM",
     "BaseMessage",
     "BaseMultiActionAgent",
     "BaseOutputParser",
     "BaseSingleActionAgent",
     "BaseTool",
+    "CallbackManagerForLLMRun",
+    "ChatGeneration",
     "ChatPromptTemplate",
     "ChatPromptValue",
+    "ChatResult",
     "CheckpointError",
     "ConfigurationError",
     "ExceptionTool",
     "FunctionMessage",
+    "Generation",
+    "GenerationChunk",
     "HumanMessage",
     "HumanMessagePromptTemplate",
     "InvalidTool",
     "JSONAgentOutputParser",
+    "LLM",
+    "LLMChain",
+    "LLMResult",
+    "LLMSingleActionAgent",
+    "MRKLOutputParser",
     "MessagesPlaceholder",
     "ModelError",
     "MultiActionAgentOutputParser",
+    "OpenAIFunctionsAgent",
+    "OpenAIFunctionsAgentOutputParser",
     "OpenAIToolsAgentOutputParser",
     "OutputParserException",
     "PromptTemplate",
     "REACT_PROMPT",
+    "RUN_KEY",
     "ReActSingleInputOutputParser",
+    "RunInfo",
     "Runnable",
     "RunnableAgent",
     "RunnableAssign",
@@ -203,10 +284,13 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "RunnableParallel",
     "RunnablePassthrough",
     "RunnableSequence",
+    "SelfAskOutputParser",
     "SerializationError",
     "StdOutCallbackHandler",
     "StrOutputParser",
     "StringPromptValue",
+    "StructuredChatAgent",
+    "StructuredChatOutputParser",
     "StructuredTool",
     "SystemMessage",
     "SystemMessagePromptTemplate",
@@ -216,18 +300,28 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "ToolException",
     "ToolMessage",
     "ToolsAgentOutputParser",
+    "XMLAgentOutputParser",
+    "ZeroShotAgent",
     "__version__",
+    "add",
     "convert_to_openai_tool",
+    "create_openai_functions_agent",
     "create_react_agent",
+    "create_self_ask_with_search_agent",
+    "create_structured_chat_agent",
     "create_structured_json_agent",
     "create_tool_calling_agent",
+    "create_xml_agent",
     "dumpd",
     "dumps",
     "format_log_to_messages",
     "format_log_to_str",
+    "format_to_openai_function_messages",
     "format_to_openai_tool_messages",
     "format_to_tool_messages",
+    "format_xml",
     "get_buffer_string",
+    "initialize_agent",
     "json_agent_schema",
     "load",
     "loads",

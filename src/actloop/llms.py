@@ -9,7 +9,7 @@ Callbacks are LLM callbacks (`on_llm_start` with the prompts), fired only when a
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from actloop.callbacks import Callbacks
 from actloop.callbacks._llm_run import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -30,8 +30,10 @@ def to_prompt(input: Any) -> str:
     to_string = getattr(input, "to_string", None)
     if to_string is not None:
         return str(to_string())
-    if isinstance(input, Sequence) and all(isinstance(m, BaseMessage) for m in input):  # pyright: ignore[reportUnknownVariableType]
-        return get_buffer_string(list(input))  # pyright: ignore[reportUnknownArgumentType]
+    if isinstance(input, Sequence):
+        items: list[Any] = list(cast("Sequence[Any]", input))  # pyright: ignore[reportUnknownArgumentType]
+        if all(isinstance(m, BaseMessage) for m in items):
+            return get_buffer_string(items)
     raise ValueError(
         f"Invalid input type {type(input)}. Must be a PromptValue, str, or list of BaseMessages."
     )

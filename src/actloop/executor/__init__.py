@@ -16,7 +16,7 @@ __all__ = [
     "AgentExecutorIterator",
     "BaseMultiActionAgent",
     "BaseSingleActionAgent",
-    "RunnableAgent",
     "RunInfo",
+    "RunnableAgent",
     "RunnableMultiActionAgent",
 ]

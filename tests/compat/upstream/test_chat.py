@@ -5,7 +5,7 @@
 
 from actloop.agents import AgentAction
 
-from actloop.legacy_agents.chat import ChatOutputParser
+from actloop.classic.chat import ChatOutputParser
 
 output_parser = ChatOutputParser()
 

@@ -5,8 +5,8 @@
 
 from actloop.tools import tool
 
-from actloop.legacy_agents import AgentType
-from actloop.legacy_agents import initialize_agent
+from actloop.classic import AgentType
+from actloop.classic import initialize_agent
 from upstream.helpers.fake_llm import FakeLLM
 
 

@@ -9,9 +9,9 @@ from actloop.exceptions import OutputParserException
 from actloop.prompts import PromptTemplate
 from actloop.tools import Tool
 
-from actloop.legacy_agents.mrkl import ZeroShotAgent
-from actloop.legacy_agents.mrkl import MRKLOutputParser
-from actloop.legacy_agents.mrkl import FORMAT_INSTRUCTIONS, PREFIX, SUFFIX
+from actloop.classic.mrkl import ZeroShotAgent
+from actloop.classic.mrkl import MRKLOutputParser
+from actloop.classic.mrkl import FORMAT_INSTRUCTIONS, PREFIX, SUFFIX
 from upstream.helpers.fake_llm import FakeLLM
 
 

@@ -8,7 +8,7 @@ import pytest
 from actloop.agents import AgentAction, AgentFinish
 from actloop.exceptions import OutputParserException
 
-from actloop.legacy_agents.mrkl import (
+from actloop.classic.mrkl import (
     MISSING_ACTION_AFTER_THOUGHT_ERROR_MESSAGE,
     MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE,
     MRKLOutputParser,

@@ -8,7 +8,7 @@ from actloop.agents import AgentFinish
 from actloop.exceptions import OutputParserException
 from actloop.messages import AIMessage, SystemMessage
 
-from actloop.legacy_agents.openai_functions import (
+from actloop.classic.openai_functions_agent import (
     _FunctionsAgentAction,
     _parse_ai_message,
 )

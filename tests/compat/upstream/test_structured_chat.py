@@ -14,8 +14,8 @@ from actloop.prompts import (
 )
 from actloop.tools import Tool
 
-from actloop.legacy_agents import StructuredChatAgent
-from actloop.structured_chat import (
+from actloop.classic import StructuredChatAgent
+from actloop.classic.structured_chat import (
     StructuredChatOutputParser,
 )
 

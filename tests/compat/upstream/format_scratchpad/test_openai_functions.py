@@ -4,7 +4,7 @@
 from actloop.agents import AgentActionMessageLog
 from actloop.messages import AIMessage, FunctionMessage
 
-from actloop.openai_functions import (
+from actloop.classic.openai_functions import (
     format_to_openai_function_messages,
 )
 

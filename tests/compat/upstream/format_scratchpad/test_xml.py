@@ -3,7 +3,7 @@
 # Only the imports are changed (scripts/port_upstream.py).
 from actloop.agents import AgentAction
 
-from actloop.xml_agent import format_xml
+from actloop.classic.xml import format_xml
 
 
 def test_single_agent_action_observation() -> None:

@@ -3,7 +3,7 @@
 # Only the imports are changed (scripts/port_upstream.py).
 from actloop.agents import AgentAction
 
-from actloop.legacy_agents.conversational import ConvoOutputParser
+from actloop.classic.conversational import ConvoOutputParser
 
 
 def test_normal_output_parsing() -> None:

@@ -9,7 +9,7 @@ from actloop.agents import (
 from actloop.exceptions import OutputParserException
 from actloop.messages import AIMessage, SystemMessage
 
-from actloop.openai_functions import (
+from actloop.classic.openai_functions import (
     OpenAIFunctionsAgentOutputParser,
 )
 

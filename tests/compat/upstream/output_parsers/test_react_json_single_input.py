@@ -3,7 +3,7 @@
 # Only the imports are changed (scripts/port_upstream.py).
 from actloop.agents import AgentAction, AgentFinish
 
-from actloop.legacy_agents.chat import (
+from actloop.classic.chat import (
     ReActJsonSingleInputOutputParser,
 )
 

@@ -3,7 +3,7 @@
 # Only the imports are changed (scripts/port_upstream.py).
 from actloop.agents import AgentAction, AgentFinish
 
-from actloop.self_ask import SelfAskOutputParser
+from actloop.classic.self_ask import SelfAskOutputParser
 
 
 def test_follow_up() -> None:

@@ -3,7 +3,7 @@
 # Only the imports are changed (scripts/port_upstream.py).
 from actloop.agents import AgentAction, AgentFinish
 
-from actloop.xml_agent import XMLAgentOutputParser
+from actloop.classic.xml import XMLAgentOutputParser
 
 
 def test_tool_usage() -> None:
@@ -39,7 +39,7 @@ def test_finish() -> None:
 
 def test_malformed_xml_with_nested_tags() -> None:
     """Test handling of tool names with XML tags via format_xml minimal escaping."""
-    from actloop.xml_agent import format_xml
+    from actloop.classic.xml import format_xml
 
     # Create an AgentAction with XML tags in the tool name
     action = AgentAction(tool="search<tool>nested</tool>", tool_input="query", log="")

@@ -1,4 +1,4 @@
-"""`AgentType` and `initialize_agent`: LangChain's one call that builds a legacy agent's executor."""
+"""`AgentType` and `initialize_agent`: one call that builds a legacy agent's executor."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from enum import Enum
 from typing import Any
 
 from actloop.callbacks import Callbacks
+from actloop.classic.mrkl import ZeroShotAgent
+from actloop.classic.openai_functions_agent import OpenAIFunctionsAgent
+from actloop.classic.structured_chat_agent import StructuredChatAgent
 from actloop.exceptions import ActloopDeprecationWarning
 from actloop.executor import AgentExecutor
-from actloop.legacy_agents.mrkl import ZeroShotAgent
-from actloop.legacy_agents.openai_functions import OpenAIFunctionsAgent
-from actloop.legacy_agents.structured_chat import StructuredChatAgent
 from actloop.runnables._base import Runnable
 from actloop.tools import BaseTool
 

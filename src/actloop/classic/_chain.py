@@ -21,7 +21,8 @@ __all__ = ["LLMChain"]
 
 def _shown(prompt: Any) -> str:
     """The `on_text` LangChain's LLMChain sends before each call: the prompt, in green."""
-    return f"Prompt after formatting:\n\u001b[{_COLORS['green']}m\033[1;3m{prompt.to_string()}\u001b[0m"
+    colored = f"\u001b[{_COLORS['green']}m\033[1;3m{prompt.to_string()}\u001b[0m"
+    return f"Prompt after formatting:\n{colored}"
 
 
 def _text(reply: Any) -> str:

@@ -9,8 +9,14 @@ from typing import Any, ClassVar
 
 from actloop.agents import AgentAction
 from actloop.callbacks import Callbacks
-from actloop.legacy_agents._agent import Agent
-from actloop.legacy_agents._chain import LLMChain
+from actloop.classic._agent import Agent
+from actloop.classic._chain import LLMChain
+from actloop.classic.structured_chat import (
+    FORMAT_INSTRUCTIONS,
+    PREFIX,
+    SUFFIX,
+    StructuredChatOutputParserWithRetries,
+)
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import (
     BasePromptTemplate,
@@ -19,12 +25,6 @@ from actloop.prompts import (
     SystemMessagePromptTemplate,
 )
 from actloop.runnables._base import Runnable
-from actloop.structured_chat import (
-    FORMAT_INSTRUCTIONS,
-    PREFIX,
-    SUFFIX,
-    StructuredChatOutputParserWithRetries,
-)
 from actloop.tools import BaseTool
 
 __all__ = ["HUMAN_MESSAGE_TEMPLATE", "StructuredChatAgent"]
@@ -75,7 +75,7 @@ class StructuredChatAgent(Agent):
         memory_prompts: list[BasePromptTemplate] | None = None,
     ) -> BasePromptTemplate:
         """A system message listing each tool with its args, then the human template."""
-        lines = []
+        lines: list[str] = []
         for tool in tools:
             args_schema = re.sub("}", "}}", re.sub("{", "{{", str(tool.args)))
             lines.append(f"{tool.name}: {tool.description}, args: {args_schema}")

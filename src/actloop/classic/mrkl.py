@@ -8,9 +8,9 @@ from typing import Any, ClassVar
 
 from actloop.agents import AgentAction, AgentFinish
 from actloop.callbacks import Callbacks
+from actloop.classic._agent import Agent, validate_tools_single_input
+from actloop.classic._chain import LLMChain
 from actloop.exceptions import OutputParserException
-from actloop.legacy_agents._agent import Agent, validate_tools_single_input
-from actloop.legacy_agents._chain import LLMChain
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import PromptTemplate
 from actloop.react import (

@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 
 from actloop.agents import AgentAction, AgentFinish
 from actloop.callbacks import Callbacks
+from actloop.classic._chain import LLMChain
 from actloop.executor import BaseSingleActionAgent
-from actloop.legacy_agents._chain import LLMChain
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import BasePromptTemplate, PromptTemplate
 from actloop.runnables._base import Runnable

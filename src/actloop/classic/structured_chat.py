@@ -8,7 +8,7 @@ import json
 import logging
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from actloop.agents import AgentAction, AgentFinish
 from actloop.exceptions import OutputParserException
@@ -72,8 +72,8 @@ class StructuredChatOutputParser(AgentOutputParser):
                 return AgentFinish({"output": text}, text)
             response: Any = json.loads(match.group(1).strip(), strict=False)
             if isinstance(response, list):
-                logger.warning("Got multiple action responses: %s", response)
-                response = response[0]
+                logger.warning("Got multiple action responses: %s", response)  # pyright: ignore[reportUnknownArgumentType]
+                response = cast("list[Any]", response)[0]
             if response["action"] == "Final Answer":
                 return AgentFinish({"output": response["action_input"]}, text)
             return AgentAction(response["action"], response.get("action_input", {}), text)

@@ -9,13 +9,13 @@ from typing import Any, ClassVar
 
 from actloop.agents import AgentAction, AgentActionMessageLog, AgentFinish
 from actloop.callbacks import Callbacks
-from actloop.exceptions import OutputParserException
-from actloop.executor import BaseSingleActionAgent
-from actloop.messages import AIMessage, BaseMessage, SystemMessage
-from actloop.openai_functions import (
+from actloop.classic.openai_functions import (
     OpenAIFunctionsAgentOutputParser,
     format_to_openai_function_messages,
 )
+from actloop.exceptions import OutputParserException
+from actloop.executor import BaseSingleActionAgent
+from actloop.messages import AIMessage, BaseMessage, SystemMessage
 from actloop.prompts import (
     BasePromptTemplate,
     ChatPromptTemplate,
@@ -26,7 +26,7 @@ from actloop.runnables._base import Runnable
 from actloop.tools import BaseTool
 from actloop.tools._openai import convert_to_openai_function
 
-__all__ = ["OpenAIFunctionsAgent"]
+__all__ = ["OpenAIFunctionsAgent", "_parse_ai_message"]
 
 Steps = list[tuple[AgentAction, Any]]
 
