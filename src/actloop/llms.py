@@ -31,11 +31,12 @@ def to_prompt(input: Any) -> str:
     if to_string is not None:
         return str(to_string())
     if isinstance(input, Sequence):
-        items: list[Any] = list(cast("Sequence[Any]", input))  # pyright: ignore[reportUnknownArgumentType]
+        items: list[Any] = list(cast("Sequence[Any]", input))
         if all(isinstance(m, BaseMessage) for m in items):
             return get_buffer_string(items)
+    kind = type(cast(object, input))
     raise ValueError(
-        f"Invalid input type {type(input)}. Must be a PromptValue, str, or list of BaseMessages."
+        f"Invalid input type {kind}. Must be a PromptValue, str, or list of BaseMessages."
     )
 
 
