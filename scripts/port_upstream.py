@@ -21,6 +21,7 @@ DEST = ROOT / "tests" / "compat" / "upstream"
 # test_imports.py and agent_toolkits/ (langchain-community and OpenAI Assistants surface).
 FILES = {
     # upstream path (under tests/unit_tests/) -> path under tests/compat/upstream/
+    "agents/test_agent.py": "test_agent.py",
     "agents/test_agent_async.py": "test_agent_async.py",
     "agents/test_chat.py": "test_chat.py",
     "agents/test_initialize.py": "test_initialize.py",
@@ -102,11 +103,45 @@ MODULES = {
     "langchain_core.tools": "actloop.tools",
     "langchain_core.tracers.context": "actloop.callbacks",
     "langchain_core.tracers": "actloop.callbacks",
+    "tests.unit_tests.agents.test_agent": "upstream.test_agent",
     "tests.unit_tests.callbacks.fake_callback_handler": "upstream.helpers.fake_callback_handler",
     "tests.unit_tests.llms.fake_chat_model": "upstream.helpers.fake_chat_model",
     "tests.unit_tests.llms.fake_llm": "upstream.helpers.fake_llm",
     "tests.unit_tests.stubs": "upstream.helpers.stubs",
 }
+
+# The one helper that cannot be ported by imports alone: LangChain's stubs mix a pydantic
+# BaseModel into AIMessage; actloop's messages are `__slots__` classes (a layout conflict), so the
+# same "equal except for the id" messages are written for them.
+STUBS = '''from actloop.messages import AIMessage, AIMessageChunk, BaseMessage
+
+
+class _AnyIDMixin:
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, BaseMessage):
+            fields = [f for f in type(other)._fields if f != "id"]
+            return type(self).__mro__[2] is type(other) and all(
+                getattr(self, f) == getattr(other, f) for f in fields
+            )
+        return False
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _AnyIdAIMessage(_AnyIDMixin, AIMessage):
+    """AIMessage with any ID."""
+
+    __slots__ = ()
+
+
+class _AnyIdAIMessageChunk(_AnyIDMixin, AIMessageChunk):
+    """AIMessageChunk with any ID."""
+
+    __slots__ = ()
+'''
+OVERRIDES = {"stubs.py": STUBS}
 
 _FROM = re.compile(r"^(\s*)from ([\w.]+) import", re.MULTILINE)
 
@@ -130,7 +165,11 @@ def port(source_root: Path) -> None:
         out = DEST / local
         out.parent.mkdir(parents=True, exist_ok=True)
         (out.parent / "__init__.py").touch()
-        out.write_text(header + _FROM.sub(_rewrite, text))
+        if upstream in OVERRIDES:
+            header += "# Rewritten for actloop's __slots__ messages (see OVERRIDES in the script).\n"
+            out.write_text(header + OVERRIDES[upstream])
+        else:
+            out.write_text(header + _FROM.sub(_rewrite, text))
     (DEST / "__init__.py").touch()
 
 

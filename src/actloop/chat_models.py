@@ -11,8 +11,9 @@ fired only when a handler is attached.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, cast
 
+from actloop.callbacks._llm_run import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from actloop.callbacks._manager import RunManager, configure
 from actloop.messages import (
     AIMessage,
@@ -23,9 +24,10 @@ from actloop.messages import (
     message_chunk_to_message,
     message_from_openai,
 )
-from actloop.outputs import ChatGeneration, ChatGenerationChunk, LLMResult
+from actloop.outputs import ChatGeneration, ChatGenerationChunk, ChatResult, LLMResult
 from actloop.runnables._base import Runnable, add_chunks
 from actloop.runnables._config import RunnableConfig, ensure_config
+from actloop.runnables._fields import init_fields
 
 if TYPE_CHECKING:
     from actloop.callbacks import Callbacks
@@ -36,6 +38,7 @@ __all__ = [
     "LanguageModelInput",
     "MessageLike",
     "PromptValueLike",
+    "SimpleChatModel",
     "convert_to_messages",
 ]
 
@@ -162,12 +165,14 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         metadata: dict[str, Any] | None = None,
         verbose: bool = False,
         name: str | None = None,
+        **fields: Any,
     ) -> None:
         self.callbacks = callbacks
         self.tags = tags
         self.metadata = metadata
         self.verbose = verbose
         self.name = name
+        init_fields(self, fields)  # settings declared as annotated fields, langchain-core style
 
     @property
     def InputType(self) -> Any:
@@ -186,7 +191,11 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> AIMessage:
         """One reply; by default the merged chunks of `_stream_message`."""
-        if not self._overrides("_stream_message"):
+        if _defines(self, "_generate"):
+            run_manager = kwargs.pop("run_manager", None)
+            result = getattr(self, "_generate")(messages, stop, run_manager, **kwargs)  # noqa: B009
+            return cast(AIMessage, result.generations[0].message)
+        if not self._overrides("_stream_message") and not _defines(self, "_stream"):
             raise NotImplementedError(self._missing_hooks())
         chunks = list(self._stream_message(messages, stop, **kwargs))
         return message_chunk_to_message(_merge(chunks))
@@ -195,12 +204,24 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> Iterator[AIMessageChunk]:
         """Reply chunks; by default one chunk holding `_generate_message`'s reply."""
+        if _defines(self, "_stream"):
+            run_manager = kwargs.pop("run_manager", None)
+            stream: Any = getattr(self, "_stream")  # noqa: B009  # langchain-core's signature
+            for chunk in stream(messages, stop, run_manager, **kwargs):
+                yield cast(AIMessageChunk, chunk.message)
+            return
         yield _to_chunk(self._generate_message(messages, stop, **kwargs))
 
     async def _agenerate_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> AIMessage:
         """One reply (async); by default merged `_astream_message`, else the sync hook inline."""
+        if _defines(self, "_agenerate"):
+            run_manager = kwargs.pop("run_manager", None)
+            result = await getattr(self, "_agenerate")(messages, stop, run_manager, **kwargs)  # noqa: B009
+            return cast(AIMessage, result.generations[0].message)
+        if _defines(self, "_generate") or _defines(self, "_stream"):
+            return self._generate_message(messages, stop, **_sync_manager(kwargs))
         if not self._overrides("_astream_message"):
             return self._generate_message(messages, stop, **kwargs)
         chunks = [c async for c in self._astream_message(messages, stop, **kwargs)]
@@ -210,7 +231,17 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> AsyncIterator[AIMessageChunk]:
         """Reply chunks (async); from `_agenerate_message` if any, else the sync stream inline."""
-        if self._overrides("_agenerate_message"):
+        if _defines(self, "_astream"):
+            run_manager = kwargs.pop("run_manager", None)
+            astream: Any = getattr(self, "_astream")  # noqa: B009  # langchain-core's signature
+            async for chunk in astream(messages, stop, run_manager, **kwargs):
+                yield cast(AIMessageChunk, chunk.message)
+            return
+        if _defines(self, "_stream"):
+            for chunk in self._stream_message(messages, stop, **_sync_manager(kwargs)):
+                yield chunk
+            return
+        if self._overrides("_agenerate_message") or _defines(self, "_agenerate"):
             yield _to_chunk(await self._agenerate_message(messages, stop, **kwargs))
             return
         for chunk in self._stream_message(messages, stop, **kwargs):
@@ -246,7 +277,8 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         if run is None:
             return self._generate_message(messages, stop, **kwargs)
         run.flush()
-        if self._wants_tokens(run, "_stream_message"):
+        kwargs = _with_manager(self, run, kwargs, is_async=False)
+        if self._wants_tokens(run, "_stream_message", "_stream"):
             chunks = list(self._observed(run, self._chunks(messages, stop, kwargs), whole=True))
             return message_chunk_to_message(_merge(chunks))
         try:
@@ -272,7 +304,8 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         if run is None:
             return await self._agenerate_message(messages, stop, **kwargs)
         await run.aflush()
-        if self._wants_tokens(run, "_stream_message", "_astream_message"):
+        kwargs = _with_manager(self, run, kwargs, is_async=True)
+        if self._wants_tokens(run, "_stream_message", "_astream_message", "_stream", "_astream"):
             stream = self._aobserved(run, self._achunks(messages, stop, kwargs), whole=True)
             chunks = [c async for c in stream]
             return message_chunk_to_message(_merge(chunks))
@@ -296,7 +329,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         config = ensure_config(config)
         messages = convert_to_messages(input)
         run = self._start(messages, config, stop, kwargs)
-        chunks = self._chunks(messages, stop, kwargs)
+        chunks = self._chunks(messages, stop, _with_manager(self, run, kwargs, is_async=False))
         if run is None:
             yield from chunks
             return
@@ -315,7 +348,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         config = ensure_config(config)
         messages = convert_to_messages(input)
         run = self._start(messages, config, stop, kwargs)
-        chunks = self._achunks(messages, stop, kwargs)
+        chunks = self._achunks(messages, stop, _with_manager(self, run, kwargs, is_async=True))
         if run is not None:
             await run.aflush()
             chunks = self._aobserved(run, chunks)
@@ -416,7 +449,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
 
     def _wants_tokens(self, run: RunManager, *hooks: str) -> bool:
         """Stream inside invoke when a handler consumes streamed output (as astream_events does)."""
-        return any(self._overrides(h) for h in hooks) and any(
+        return any(self._overrides(h) or _defines(self, h) for h in hooks) and any(
             hasattr(h, "_on_stream") for h in run.handlers
         )
 
@@ -445,7 +478,12 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         )
         if manager is None:
             return None
-        params = {**self._identifying_params(), "_type": self._llm_type, "stop": stop, **kwargs}
+        identifying: Any = (
+            self._identifying_params
+        )  # a method here, a property langchain-core style
+        if callable(identifying):
+            identifying = identifying()
+        params = {**identifying, "_type": self._llm_type, "stop": stop, **kwargs}
         options = {"stop": stop, **{k: params[k] for k in kwargs}}
         return manager.start(
             "on_chat_model_start",
@@ -483,6 +521,62 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             params["ls_model_name"] = model
         params["ls_integration"] = "langchain_chat_model"
         return params
+
+
+class SimpleChatModel(BaseChatModel):
+    """A chat model written as `_call(messages, stop, run_manager) -> str` (langchain-core's)."""
+
+    def _call(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> str:
+        """The reply text."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _call")
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """`_call`'s text as one AI message."""
+        text = self._call(messages, stop, run_manager, **kwargs)
+        return ChatResult(generations=[ChatGeneration(AIMessage(content=text))])
+
+
+_RUNNABLE_HOOKS: dict[str, Any] = {"_stream": Runnable._stream, "_astream": Runnable._astream}  # pyright: ignore[reportPrivateUsage]
+
+
+def _defines(model: BaseChatModel, hook: str) -> bool:
+    """True when the model implements langchain-core's hook `hook` (`_generate`, `_stream`, ...)."""
+    found = getattr(type(model), hook, None)
+    return found is not None and found is not _RUNNABLE_HOOKS.get(hook)
+
+
+def _is_langchain_style(model: BaseChatModel) -> bool:
+    return any(_defines(model, h) for h in ("_generate", "_agenerate", "_stream", "_astream"))
+
+
+def _with_manager(
+    model: BaseChatModel, run: RunManager | None, kwargs: dict[str, Any], *, is_async: bool
+) -> dict[str, Any]:
+    """The hook keywords plus `run_manager` for a model written the langchain-core way."""
+    if run is None or not _is_langchain_style(model):
+        return kwargs
+    manager = AsyncCallbackManagerForLLMRun(run) if is_async else CallbackManagerForLLMRun(run)
+    return {**kwargs, "run_manager": manager}
+
+
+def _sync_manager(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The keywords for a sync hook called from the async path: the sync run manager."""
+    manager = kwargs.get("run_manager")
+    if isinstance(manager, AsyncCallbackManagerForLLMRun):
+        return {**kwargs, "run_manager": manager.get_sync()}
+    return kwargs
 
 
 def _partial(seen: list[AIMessageChunk]) -> LLMResult:

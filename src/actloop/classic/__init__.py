@@ -19,6 +19,7 @@ from actloop.classic.openai_functions import (
     format_to_openai_function_messages,
 )
 from actloop.classic.openai_functions_agent import OpenAIFunctionsAgent
+from actloop.classic.openai_tools import create_openai_tools_agent
 from actloop.classic.self_ask import SelfAskOutputParser, create_self_ask_with_search_agent
 from actloop.classic.structured_chat import (
     StructuredChatOutputParser,
@@ -47,6 +48,7 @@ __all__ = [
     "XMLAgentOutputParser",
     "ZeroShotAgent",
     "create_openai_functions_agent",
+    "create_openai_tools_agent",
     "create_self_ask_with_search_agent",
     "create_structured_chat_agent",
     "create_xml_agent",

@@ -1,6 +1,12 @@
 """The Runnable protocol: invoke, stream, batch and their async twins, composed with `|`."""
 
-from actloop.runnables._base import Runnable, RunnableBinding, add, coerce_to_runnable
+from actloop.runnables._base import (
+    Runnable,
+    RunnableBinding,
+    add,
+    coerce_to_runnable,
+    run_in_executor,
+)
 from actloop.runnables._compose import (
     AddableDict,
     RunnableAssign,
@@ -25,4 +31,5 @@ __all__ = [
     "coerce_to_runnable",
     "ensure_config",
     "merge_configs",
+    "run_in_executor",
 ]

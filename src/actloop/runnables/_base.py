@@ -15,7 +15,14 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 from actloop.callbacks._manager import RunManager, configure
 from actloop.runnables._config import RunnableConfig, child_config, ensure_config, merge_configs
 
-__all__ = ["Runnable", "RunnableBinding", "add", "add_chunks", "coerce_to_runnable"]
+__all__ = [
+    "Runnable",
+    "RunnableBinding",
+    "add",
+    "add_chunks",
+    "coerce_to_runnable",
+    "run_in_executor",
+]
 
 Input = TypeVar("Input")
 Output = TypeVar("Output")
@@ -38,6 +45,21 @@ def add(addables: Iterable[Any]) -> Any:
     for chunk in addables:
         final = chunk if final is None else final + chunk
     return final
+
+
+async def run_in_executor(
+    executor_or_config: Any, func: Callable[..., Any], *args: Any, **kwargs: Any
+) -> Any:
+    """`func(*args, **kwargs)` in a worker thread with the caller's context (langchain-core's
+    helper for calling sync code from async code); `executor_or_config` may be an Executor."""
+    import asyncio
+    import contextvars
+    import functools
+    from concurrent.futures import Executor
+
+    executor = executor_or_config if isinstance(executor_or_config, Executor) else None
+    call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
+    return await asyncio.get_running_loop().run_in_executor(executor, call)
 
 
 _STREAMED: Any = object()
