@@ -23,6 +23,7 @@ FILES = {
     # upstream path (under tests/unit_tests/) -> path under tests/compat/upstream/
     "agents/test_agent.py": "test_agent.py",
     "agents/test_agent_async.py": "test_agent_async.py",
+    "agents/test_agent_iterator.py": "test_agent_iterator.py",
     "agents/test_chat.py": "test_chat.py",
     "agents/test_initialize.py": "test_initialize.py",
     "agents/test_mrkl.py": "test_mrkl.py",
@@ -102,7 +103,7 @@ MODULES = {
     "langchain_core.runnables": "actloop.runnables",
     "langchain_core.tools": "actloop.tools",
     "langchain_core.tracers.context": "actloop.callbacks",
-    "langchain_core.tracers": "actloop.callbacks",
+    "langchain_core.tracers": "actloop.runnables",
     "tests.unit_tests.agents.test_agent": "upstream.test_agent",
     "tests.unit_tests.callbacks.fake_callback_handler": "upstream.helpers.fake_callback_handler",
     "tests.unit_tests.llms.fake_chat_model": "upstream.helpers.fake_chat_model",

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, cast
 
+from actloop.callbacks._context import context_handlers
 from actloop.callbacks._llm_run import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from actloop.callbacks._manager import RunManager, configure
 from actloop.messages import (
@@ -205,9 +206,9 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
     ) -> Iterator[AIMessageChunk]:
         """Reply chunks; by default one chunk holding `_generate_message`'s reply."""
         if _defines(self, "_stream"):
-            run_manager = kwargs.pop("run_manager", None)
+            kwargs.pop("run_manager", None)  # as langchain-core: the stream reports its chunks
             stream: Any = getattr(self, "_stream")  # noqa: B009  # langchain-core's signature
-            for chunk in stream(messages, stop, run_manager, **kwargs):
+            for chunk in stream(messages, stop, None, **kwargs):
                 yield cast(AIMessageChunk, chunk.message)
             return
         yield _to_chunk(self._generate_message(messages, stop, **kwargs))
@@ -232,9 +233,9 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
     ) -> AsyncIterator[AIMessageChunk]:
         """Reply chunks (async); from `_agenerate_message` if any, else the sync stream inline."""
         if _defines(self, "_astream"):
-            run_manager = kwargs.pop("run_manager", None)
+            kwargs.pop("run_manager", None)
             astream: Any = getattr(self, "_astream")  # noqa: B009  # langchain-core's signature
-            async for chunk in astream(messages, stop, run_manager, **kwargs):
+            async for chunk in astream(messages, stop, None, **kwargs):
                 yield cast(AIMessageChunk, chunk.message)
             return
         if _defines(self, "_stream"):
@@ -462,7 +463,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
     ) -> RunManager | None:
         """Open the chat-model run if any handler listens, else None (no callback work)."""
         callbacks = config.get("callbacks")
-        if callbacks is None and not self.callbacks and not self.verbose:
+        if callbacks is None and not self.callbacks and not self.verbose and not context_handlers():
             return None
         metadata = {
             **config.get("metadata", {}),

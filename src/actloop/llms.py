@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from actloop.callbacks import Callbacks
+from actloop.callbacks._context import context_handlers
 from actloop.callbacks._llm_run import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from actloop.callbacks._manager import RunManager, configure
 from actloop.messages import BaseMessage, get_buffer_string
@@ -297,7 +298,7 @@ class BaseLLM(Runnable[Any, str]):
     ) -> RunManager | None:
         """Open the LLM run if any handler listens (`on_llm_start` with the prompts)."""
         callbacks = config.get("callbacks")
-        if callbacks is None and not self.callbacks and not self.verbose:
+        if callbacks is None and not self.callbacks and not self.verbose and not context_handlers():
             return None
         metadata = {
             **config.get("metadata", {}),

@@ -1,5 +1,6 @@
 """Callback handlers: the no-op hooks users override, and the run dispatcher behind them."""
 
+from actloop.callbacks._context import Run, RunCollectorCallbackHandler, collect_runs
 from actloop.callbacks._handlers import (
     AsyncCallbackHandler,
     BaseCallbackHandler,
@@ -16,7 +17,10 @@ __all__ = [
     "BaseCallbackHandler",
     "CallbackManagerForLLMRun",
     "Callbacks",
+    "Run",
+    "RunCollectorCallbackHandler",
     "StdOutCallbackHandler",
+    "collect_runs",
     "get_color_mapping",
     "print_text",
 ]

@@ -20,6 +20,7 @@ from actloop.callbacks import (
     Callbacks,
     StdOutCallbackHandler,
 )
+from actloop.callbacks._context import context_handlers
 from actloop.messages import get_buffer_string
 
 __all__ = ["CallbackManager", "RunManager", "configure", "new_run_id"]
@@ -335,7 +336,8 @@ def configure(
 
     Returns None when no handler is attached: callers then skip all callback work.
     """
-    if callbacks is None and not local_callbacks and not verbose:
+    extra = context_handlers()
+    if callbacks is None and not local_callbacks and not verbose and not extra:
         return None
     local_tags: list[str] | None = None
     inherited: list[BaseCallbackHandler]
@@ -352,6 +354,8 @@ def configure(
         local = list(local_callbacks or ())
     if verbose and not any(isinstance(h, StdOutCallbackHandler) for h in [*inherited, *local]):
         local.append(StdOutCallbackHandler())
+    if extra:
+        inherited = [*inherited, *(h for h in extra if h not in inherited)]
     if not inherited and not local:
         return None
     return CallbackManager(

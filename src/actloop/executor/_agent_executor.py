@@ -85,7 +85,7 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
         self.trim_intermediate_steps = trim_intermediate_steps
         self.callbacks = callbacks
         self.verbose = verbose
-        self.tags = list(tags or [])
+        self.tags = list(tags) if tags is not None else None
         self.metadata = dict(metadata or {})
         self.checkpointer = checkpointer
         self.name = name

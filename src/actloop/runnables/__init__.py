@@ -16,9 +16,12 @@ from actloop.runnables._compose import (
     RunnableSequence,
 )
 from actloop.runnables._config import RunnableConfig, ensure_config, merge_configs
+from actloop.runnables._log import RunLog, RunLogPatch
 
 __all__ = [
     "AddableDict",
+    "RunLog",
+    "RunLogPatch",
     "Runnable",
     "RunnableAssign",
     "RunnableBinding",

@@ -12,6 +12,7 @@ import itertools
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
+from actloop.callbacks._context import context_handlers
 from actloop.callbacks._manager import RunManager, configure
 from actloop.runnables._config import RunnableConfig, child_config, ensure_config, merge_configs
 
@@ -118,7 +119,7 @@ def _run_manager(
 ) -> RunManager | None:
     """Open a chain run for `runnable` if any handler listens, else None."""
     callbacks = config.get("callbacks")
-    if callbacks is None:
+    if callbacks is None and not context_handlers():
         return None
     cm = configure(callbacks, tags=config.get("tags"), metadata=config.get("metadata"))
     if cm is None:
@@ -424,6 +425,14 @@ class Runnable(Generic[Input, Output]):
         from actloop.runnables._events import astream_events
 
         return astream_events(self, input, config, version=version, **kwargs)
+
+    def astream_log(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        """Yield the run's state changes as JSON-patch `RunLogPatch`es (langchain-core's)."""
+        from actloop.runnables._log import astream_log
+
+        return astream_log(self, input, config, **kwargs)
 
     # -- composition ---------------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ from actloop.messages import (
 from actloop.prompts import ChatPromptTemplate, MessagesPlaceholder
 from actloop.runnables import add
 from actloop.tools import Tool, tool
-from langchain_core.tracers import RunLog, RunLogPatch
+from actloop.runnables import RunLog, RunLogPatch
 from typing_extensions import override
 
 from actloop import (
