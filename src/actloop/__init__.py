@@ -17,9 +17,12 @@ from actloop.callbacks import (
     AsyncCallbackManagerForLLMRun,
     BaseCallbackHandler,
     CallbackManagerForLLMRun,
+    Run,
+    RunCollectorCallbackHandler,
     StdOutCallbackHandler,
+    collect_runs,
 )
-from actloop.chat_models import BaseChatModel
+from actloop.chat_models import BaseChatModel, SimpleChatModel
 from actloop.exceptions import (
     ActloopDeprecationWarning,
     ActloopError,
@@ -83,6 +86,8 @@ from actloop.prompts import (
 from actloop.react import REACT_PROMPT, ReActSingleInputOutputParser, create_react_agent
 from actloop.runnables import (
     AddableDict,
+    RunLog,
+    RunLogPatch,
     Runnable,
     RunnableAssign,
     RunnableBinding,
@@ -92,9 +97,11 @@ from actloop.runnables import (
     RunnablePassthrough,
     RunnableSequence,
     add,
+    run_in_executor,
 )
 from actloop.serialization import dumpd, dumps, load, loads
 from actloop.tool_calling import (
+    OpenAIToolAgentAction,
     OpenAIToolsAgentOutputParser,
     ToolsAgentOutputParser,
     create_tool_calling_agent,
@@ -269,13 +276,18 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "MultiActionAgentOutputParser",
     "OpenAIFunctionsAgent",
     "OpenAIFunctionsAgentOutputParser",
+    "OpenAIToolAgentAction",
     "OpenAIToolsAgentOutputParser",
     "OutputParserException",
     "PromptTemplate",
     "REACT_PROMPT",
     "RUN_KEY",
     "ReActSingleInputOutputParser",
+    "Run",
+    "RunCollectorCallbackHandler",
     "RunInfo",
+    "RunLog",
+    "RunLogPatch",
     "Runnable",
     "RunnableAgent",
     "RunnableAssign",
@@ -288,6 +300,7 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "RunnableSequence",
     "SelfAskOutputParser",
     "SerializationError",
+    "SimpleChatModel",
     "StdOutCallbackHandler",
     "StrOutputParser",
     "StringPromptValue",
@@ -306,6 +319,7 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "ZeroShotAgent",
     "__version__",
     "add",
+    "collect_runs",
     "convert_to_openai_tool",
     "create_openai_functions_agent",
     "create_openai_tools_agent",
@@ -332,5 +346,6 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "message_to_openai",
     "render_text_description",
     "render_text_description_and_args",
+    "run_in_executor",
     "tool",
 ]

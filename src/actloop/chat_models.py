@@ -549,7 +549,10 @@ class SimpleChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(AIMessage(content=text))])
 
 
-_RUNNABLE_HOOKS: dict[str, Any] = {"_stream": Runnable._stream, "_astream": Runnable._astream}  # pyright: ignore[reportPrivateUsage]
+_RUNNABLE_HOOKS: dict[str, Any] = {
+    "_stream": getattr(Runnable, "_stream"),  # noqa: B009
+    "_astream": getattr(Runnable, "_astream"),  # noqa: B009
+}
 
 
 def _defines(model: BaseChatModel, hook: str) -> bool:

@@ -5,10 +5,10 @@ LangChain tracer sees actloop runs as it sees LangChain's."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from actloop.callbacks._handlers import BaseCallbackHandler
 
@@ -49,7 +49,8 @@ class RunCollectorCallbackHandler(BaseCallbackHandler):
         self._runs: dict[UUID, Run] = {}
 
     def _start(self, run_type: str, serialized: Any, inputs: Any, kwargs: dict[str, Any]) -> None:
-        name = kwargs.get("name") or (serialized or {}).get("name")
+        info: dict[str, Any] = cast("dict[str, Any]", serialized or {})
+        name: str | None = kwargs.get("name") or info.get("name")
         run = Run(kwargs["run_id"], run_type, name, inputs, kwargs.get("parent_run_id"))
         self._runs[run.id] = run
         parent = self._runs.get(run.parent_run_id) if run.parent_run_id else None
@@ -97,7 +98,7 @@ class RunCollectorCallbackHandler(BaseCallbackHandler):
 
 
 @contextmanager
-def collect_runs() -> Iterator[RunCollectorCallbackHandler]:
+def collect_runs() -> Generator[RunCollectorCallbackHandler, None, None]:
     """Collect every run started in this context (`collector.traced_runs[0].id`, ...)."""
     collector = RunCollectorCallbackHandler()
     token = _collector.set(collector)

@@ -42,8 +42,8 @@ def init_fields(obj: object, kwargs: dict[str, Any]) -> None:
     unknown = sorted(set(kwargs) - names)
     if unknown:
         raise TypeError(
-            f"{cls.__name__} got unexpected keyword argument(s) {unknown}; "
-            f"declare them as annotated fields of the class"
+            f"{cls.__name__}.__init__() got an unexpected keyword argument {unknown[0]!r} "
+            "(settings are the class's annotated fields)"
         )
     for name, value in kwargs.items():
         setattr(obj, name, value)

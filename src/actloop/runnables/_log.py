@@ -37,7 +37,7 @@ def _apply(state: Any, op: Op) -> Any:
         return op["value"]
     target: Any = state
     for key in keys[:-1]:
-        target = target[int(key)] if isinstance(target, list) else target[key]
+        target = target[int(key)] if isinstance(target, list) else target[key]  # pyright: ignore[reportUnknownVariableType]
     last = keys[-1]
     if isinstance(target, list):
         items = cast("list[Any]", target)
@@ -136,7 +136,12 @@ def _ops(event: dict[str, Any], root: str, keys: _Keys) -> list[Op]:
     data: dict[str, Any] = event["data"]
     if event["run_id"] == root:
         if phase == "start":
-            value = {"id": root, "streamed_output": [], "final_output": None, "logs": {}}
+            value: dict[str, Any] = {
+                "id": root,
+                "streamed_output": [],
+                "final_output": None,
+                "logs": {},
+            }
             return [
                 {
                     "op": "replace",
@@ -149,7 +154,7 @@ def _ops(event: dict[str, Any], root: str, keys: _Keys) -> list[Op]:
         return [{"op": "replace", "path": "/final_output", "value": data.get("output")}]
     if phase == "start":
         key = keys.open(event["run_id"], event["name"])
-        entry = {
+        entry: dict[str, Any] = {
             "id": event["run_id"],
             "name": event["name"],
             "type": kind,
