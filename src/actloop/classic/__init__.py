@@ -12,6 +12,7 @@ from actloop.classic._chain import LLMChain
 from actloop.classic.chat import ChatOutputParser, ReActJsonSingleInputOutputParser
 from actloop.classic.conversational import ConvoOutputParser
 from actloop.classic.initialize import AGENT_TO_CLASS, AgentType, initialize_agent
+from actloop.classic.json_chat import create_json_chat_agent
 from actloop.classic.mrkl import MRKLOutputParser, ZeroShotAgent
 from actloop.classic.openai_functions import (
     OpenAIFunctionsAgentOutputParser,
@@ -47,6 +48,7 @@ __all__ = [
     "StructuredChatOutputParserWithRetries",
     "XMLAgentOutputParser",
     "ZeroShotAgent",
+    "create_json_chat_agent",
     "create_openai_functions_agent",
     "create_openai_tools_agent",
     "create_self_ask_with_search_agent",
