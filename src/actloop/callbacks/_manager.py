@@ -77,6 +77,12 @@ def _dispatch(
             continue  # not overridden, or a private event (e.g. "_on_stream") it does not define
         try:
             result = method(*args, **kwargs)
+        except NotImplementedError as exc:
+            if event == "on_chat_model_start":  # a LangChain handler's base hook raises this
+                _dispatch_llm_start(handler, args, kwargs, pending)
+            else:
+                _handler_failed(handler, event, exc)
+            continue
         except Exception as exc:
             _handler_failed(handler, event, exc)
             continue

@@ -15,6 +15,7 @@ from actloop.messages import BaseMessage
 from actloop.prompts import BasePromptTemplate
 from actloop.runnables._base import Runnable, _run_manager  # pyright: ignore[reportPrivateUsage]
 from actloop.runnables._config import RunnableConfig, child_config, ensure_config
+from actloop.runnables._foreign import adopt
 
 __all__ = ["LLMChain"]
 
@@ -47,7 +48,7 @@ class LLMChain(Runnable[dict[str, Any], dict[str, Any]]):
         verbose: bool = False,
         name: str | None = None,
     ) -> None:
-        self.llm = llm
+        self.llm: Runnable[Any, Any] = adopt(llm)  # a LangChain model is wrapped
         self.prompt = prompt
         self.output_key = output_key
         self.llm_kwargs = dict(llm_kwargs or {})

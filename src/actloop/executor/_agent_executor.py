@@ -25,6 +25,7 @@ from actloop.executor._run import AgentRun
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import AddableDict
 from actloop.runnables._config import RunnableConfig, ensure_config
+from actloop.runnables._foreign import adopt
 
 if TYPE_CHECKING:
     from actloop.checkpoint import BaseCheckpointer
@@ -76,7 +77,7 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
         if isinstance(agent, Runnable):
             agent = _wrap_runnable(agent, stream_runnable)
         self.agent: Agent = agent
-        self.tools = list(tools)
+        self.tools = [adopt(t) for t in tools]  # LangChain tools are wrapped
         self.return_intermediate_steps = return_intermediate_steps
         self.max_iterations = max_iterations
         self.max_execution_time = max_execution_time

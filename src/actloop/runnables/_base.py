@@ -563,6 +563,10 @@ def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
     """A Runnable from a Runnable, a callable (RunnableLambda) or a dict (RunnableParallel)."""
     if isinstance(thing, Runnable):
         return cast("Runnable[Any, Any]", thing)
+    from actloop.runnables._foreign import adopt, is_langchain
+
+    if is_langchain(thing) and isinstance(adopted := adopt(thing), Runnable):
+        return cast("Runnable[Any, Any]", adopted)
     from actloop.runnables._compose import RunnableLambda, RunnableParallel
 
     if callable(thing):
