@@ -15,10 +15,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEST = ROOT / "tests" / "compat" / "upstream"
 
-# Not ported yet (see tests/compat/upstream/README.md): agents/test_agent.py and
-# agents/test_agent_iterator.py (need astream_log's RunLog and collect_runs), agents/test_types.py
-# (needs all nine AgentType classes), agents/test_openai_assistant.py, test_public_api.py,
-# test_imports.py and agent_toolkits/ (langchain-community and OpenAI Assistants surface).
+# Not ported: agents/test_openai_assistant.py (OpenAI's Assistants API client),
+# agents/test_public_api.py and agents/test_imports.py (langchain_classic.agents' exact namespace,
+# community toolkits included) and agents/agent_toolkits/ (langchain-community toolkits).
 FILES = {
     # upstream path (under tests/unit_tests/) -> path under tests/compat/upstream/
     "agents/test_agent.py": "test_agent.py",
@@ -30,6 +29,7 @@ FILES = {
     "agents/test_mrkl_output_parser.py": "test_mrkl_output_parser.py",
     "agents/test_openai_functions_multi.py": "test_openai_functions_multi.py",
     "agents/test_structured_chat.py": "test_structured_chat.py",
+    "agents/test_types.py": "test_types.py",
     "agents/format_scratchpad/test_log.py": "format_scratchpad/test_log.py",
     "agents/format_scratchpad/test_log_to_messages.py": "format_scratchpad/test_log_to_messages.py",
     "agents/format_scratchpad/test_openai_functions.py": (
@@ -167,7 +167,9 @@ def port(source_root: Path) -> None:
         out.parent.mkdir(parents=True, exist_ok=True)
         (out.parent / "__init__.py").touch()
         if upstream in OVERRIDES:
-            header += "# Rewritten for actloop's __slots__ messages (see OVERRIDES in the script).\n"
+            header += (
+                "# Rewritten for actloop's __slots__ messages (see OVERRIDES in the script).\n"
+            )
             out.write_text(header + OVERRIDES[upstream])
         else:
             out.write_text(header + _FROM.sub(_rewrite, text))

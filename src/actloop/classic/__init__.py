@@ -13,13 +13,21 @@ from actloop.classic.chat import ChatOutputParser, ReActJsonSingleInputOutputPar
 from actloop.classic.conversational import ConvoOutputParser
 from actloop.classic.initialize import AGENT_TO_CLASS, AgentType, initialize_agent
 from actloop.classic.json_chat import create_json_chat_agent
+from actloop.classic.legacy_kinds import (
+    ChatAgent,
+    ConversationalAgent,
+    ConversationalChatAgent,
+    ReActDocstoreAgent,
+    SelfAskWithSearchAgent,
+    XMLAgent,
+)
 from actloop.classic.mrkl import MRKLOutputParser, ZeroShotAgent
 from actloop.classic.openai_functions import (
     OpenAIFunctionsAgentOutputParser,
     create_openai_functions_agent,
     format_to_openai_function_messages,
 )
-from actloop.classic.openai_functions_agent import OpenAIFunctionsAgent
+from actloop.classic.openai_functions_agent import OpenAIFunctionsAgent, OpenAIMultiFunctionsAgent
 from actloop.classic.openai_tools import create_openai_tools_agent
 from actloop.classic.self_ask import SelfAskOutputParser, create_self_ask_with_search_agent
 from actloop.classic.structured_chat import (
@@ -34,18 +42,25 @@ __all__ = [
     "AGENT_TO_CLASS",
     "Agent",
     "AgentType",
+    "ChatAgent",
     "ChatOutputParser",
+    "ConversationalAgent",
+    "ConversationalChatAgent",
     "ConvoOutputParser",
     "LLMChain",
     "LLMSingleActionAgent",
     "MRKLOutputParser",
     "OpenAIFunctionsAgent",
     "OpenAIFunctionsAgentOutputParser",
+    "OpenAIMultiFunctionsAgent",
+    "ReActDocstoreAgent",
     "ReActJsonSingleInputOutputParser",
     "SelfAskOutputParser",
+    "SelfAskWithSearchAgent",
     "StructuredChatAgent",
     "StructuredChatOutputParser",
     "StructuredChatOutputParserWithRetries",
+    "XMLAgent",
     "XMLAgentOutputParser",
     "ZeroShotAgent",
     "create_json_chat_agent",

@@ -42,6 +42,7 @@ class LLMChain(Runnable[dict[str, Any], dict[str, Any]]):
         llm: Runnable[Any, Any],
         prompt: BasePromptTemplate,
         output_key: str = "text",
+        output_parser: Any = None,
         llm_kwargs: dict[str, Any] | None = None,
         callbacks: Callbacks = None,
         callback_manager: Callbacks = None,
@@ -51,6 +52,8 @@ class LLMChain(Runnable[dict[str, Any], dict[str, Any]]):
         self.llm: Runnable[Any, Any] = adopt(llm)  # a LangChain model is wrapped
         self.prompt = prompt
         self.output_key = output_key
+        self.output_parser = output_parser
+        """Parses the reply text (the reply text itself when None)."""
         self.llm_kwargs = dict(llm_kwargs or {})
         self.callbacks = callbacks if callbacks is not None else callback_manager
         self.verbose = verbose
@@ -84,7 +87,7 @@ class LLMChain(Runnable[dict[str, Any], dict[str, Any]]):
         prompt, llm_kwargs = self._split(input)
         run = _run_manager(self, None, config, input)
         if run is None:
-            return {self.output_key: _text(self.llm.invoke(prompt, config, **llm_kwargs))}
+            return {self.output_key: self._parse(self.llm.invoke(prompt, config, **llm_kwargs))}
         run.flush()
         run.fire("on_text", _shown(prompt), end="\n", verbose=self.verbose)
         try:
@@ -92,7 +95,7 @@ class LLMChain(Runnable[dict[str, Any], dict[str, Any]]):
         except BaseException as exc:
             run.fire("on_chain_error", exc)
             raise
-        output = {self.output_key: _text(reply)}
+        output = {self.output_key: self._parse(reply)}
         run.fire("on_chain_end", output)
         return output
 
@@ -104,7 +107,8 @@ class LLMChain(Runnable[dict[str, Any], dict[str, Any]]):
         prompt, llm_kwargs = self._split(input)
         run = _run_manager(self, None, config, input)
         if run is None:
-            return {self.output_key: _text(await self.llm.ainvoke(prompt, config, **llm_kwargs))}
+            reply = await self.llm.ainvoke(prompt, config, **llm_kwargs)
+            return {self.output_key: self._parse(reply)}
         await run.aflush()
         await run.afire("on_text", _shown(prompt), end="\n", verbose=self.verbose)
         try:
@@ -113,9 +117,13 @@ class LLMChain(Runnable[dict[str, Any], dict[str, Any]]):
         except BaseException as exc:
             await run.afire("on_chain_error", exc)
             raise
-        output = {self.output_key: _text(reply)}
+        output = {self.output_key: self._parse(reply)}
         await run.afire("on_chain_end", output)
         return output
+
+    def _parse(self, reply: Any) -> Any:
+        text = _text(reply)
+        return text if self.output_parser is None else self.output_parser.parse(text)
 
     def _config(self, callbacks: Callbacks) -> RunnableConfig:
         """The call's config: the caller's callbacks plus this chain's own."""

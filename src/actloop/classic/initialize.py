@@ -8,8 +8,15 @@ from enum import Enum
 from typing import Any
 
 from actloop.callbacks import Callbacks
+from actloop.classic.legacy_kinds import (
+    ChatAgent,
+    ConversationalAgent,
+    ConversationalChatAgent,
+    ReActDocstoreAgent,
+    SelfAskWithSearchAgent,
+)
 from actloop.classic.mrkl import ZeroShotAgent
-from actloop.classic.openai_functions_agent import OpenAIFunctionsAgent
+from actloop.classic.openai_functions_agent import OpenAIFunctionsAgent, OpenAIMultiFunctionsAgent
 from actloop.classic.structured_chat_agent import StructuredChatAgent
 from actloop.exceptions import ActloopDeprecationWarning
 from actloop.executor import AgentExecutor
@@ -41,10 +48,16 @@ class AgentType(str, Enum):
 
 AGENT_TO_CLASS: dict[AgentType, Any] = {
     AgentType.ZERO_SHOT_REACT_DESCRIPTION: ZeroShotAgent,
+    AgentType.REACT_DOCSTORE: ReActDocstoreAgent,
+    AgentType.SELF_ASK_WITH_SEARCH: SelfAskWithSearchAgent,
+    AgentType.CONVERSATIONAL_REACT_DESCRIPTION: ConversationalAgent,
+    AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION: ChatAgent,
+    AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION: ConversationalChatAgent,
     AgentType.STRUCTURED_CHAT_ZERO_SHOT_REACT_DESCRIPTION: StructuredChatAgent,
     AgentType.OPENAI_FUNCTIONS: OpenAIFunctionsAgent,
+    AgentType.OPENAI_MULTI_FUNCTIONS: OpenAIMultiFunctionsAgent,
 }
-"""The agent types actloop builds (the others: see the README's "Switching from LangChain")."""
+"""The class behind each agent type."""
 
 
 def initialize_agent(

@@ -14,7 +14,7 @@ from actloop.classic.openai_functions import (
     format_to_openai_function_messages,
 )
 from actloop.exceptions import OutputParserException
-from actloop.executor import BaseSingleActionAgent
+from actloop.executor import BaseMultiActionAgent, BaseSingleActionAgent
 from actloop.messages import AIMessage, BaseMessage, SystemMessage
 from actloop.prompts import (
     BasePromptTemplate,
@@ -26,7 +26,7 @@ from actloop.runnables._base import Runnable
 from actloop.tools import BaseTool
 from actloop.tools._openai import convert_to_openai_function
 
-__all__ = ["OpenAIFunctionsAgent", "_parse_ai_message"]
+__all__ = ["OpenAIFunctionsAgent", "OpenAIMultiFunctionsAgent", "_parse_ai_message"]
 
 Steps = list[tuple[AgentAction, Any]]
 
@@ -168,3 +168,116 @@ def _parse_ai_message(message: BaseMessage) -> list[AgentAction] | AgentFinish:
             _FunctionsAgentAction(tool=name, tool_input=tool_input, log=log, message_log=[message])
         )
     return actions
+
+
+def _tool_selection(tools: Sequence[BaseTool]) -> dict[str, Any]:
+    """The one function the multi-function agent offers: a list of `{action_name, action}`."""
+    action = {
+        "title": "Action",
+        "anyOf": [{"title": t.name, "type": "object", "properties": t.args} for t in tools],
+    }
+    action_name = {
+        "title": "action_name",
+        "enum": [t.name for t in tools],
+        "type": "string",
+        "description": "Name of the action to take. The name provided here should match up with "
+        "the parameters for the action below.",
+    }
+    item = {
+        "title": "tool_call",
+        "type": "object",
+        "properties": {"action_name": action_name, "action": action},
+        "required": ["action_name", "action"],
+    }
+    return {
+        "name": "tool_selection",
+        "description": "A list of actions to take.",
+        "parameters": {
+            "title": "tool_selection",
+            "description": "A list of actions to take.",
+            "type": "object",
+            "properties": {"actions": {"title": "actions", "type": "array", "items": item}},
+            "required": ["actions"],
+        },
+    }
+
+
+class OpenAIMultiFunctionsAgent(BaseMultiActionAgent):
+    """AgentType.OPENAI_MULTI_FUNCTIONS: one `tool_selection` function call lists several
+    actions, run in one step."""
+
+    _agent_type: ClassVar[str] = "openai-multi-functions"
+
+    def __init__(
+        self,
+        *,
+        llm: Runnable[Any, Any],
+        tools: Sequence[BaseTool],
+        prompt: BasePromptTemplate,
+        callback_manager: Callbacks = None,
+    ) -> None:
+        if "agent_scratchpad" not in prompt.input_variables:
+            raise ValueError(
+                "`agent_scratchpad` should be one of the variables in the prompt, "
+                f"got {prompt.input_variables}"
+            )
+        self.llm = llm
+        self.tools = list(tools)
+        self.prompt = prompt
+
+    def get_allowed_tools(self) -> list[str] | None:
+        return [t.name for t in self.tools]
+
+    @property
+    def input_keys(self) -> list[str]:
+        return ["input"]
+
+    @property
+    def functions(self) -> list[dict[str, Any]]:
+        """The `tool_selection` function schema."""
+        return [_tool_selection(self.tools)]
+
+    def _messages(self, steps: Steps, kwargs: dict[str, Any]) -> list[BaseMessage]:
+        selected = {k: kwargs[k] for k in self.prompt.input_variables if k != "agent_scratchpad"}
+        scratchpad = format_to_openai_function_messages(steps)
+        return self.prompt.format_prompt(**selected, agent_scratchpad=scratchpad).to_messages()
+
+    def plan(
+        self, intermediate_steps: Steps, callbacks: Callbacks = None, **kwargs: Any
+    ) -> list[AgentAction] | AgentFinish:
+        """One model call with `tool_selection`; its actions (or the finish)."""
+        config: Any = {"callbacks": callbacks} if callbacks is not None else {}
+        messages = self._messages(intermediate_steps, kwargs)
+        return _parse_ai_message(self.llm.invoke(messages, config, functions=self.functions))
+
+    async def aplan(
+        self, intermediate_steps: Steps, callbacks: Callbacks = None, **kwargs: Any
+    ) -> list[AgentAction] | AgentFinish:
+        """Async `plan`."""
+        config: Any = {"callbacks": callbacks} if callbacks is not None else {}
+        messages = self._messages(intermediate_steps, kwargs)
+        reply = await self.llm.ainvoke(messages, config, functions=self.functions)
+        return _parse_ai_message(reply)
+
+    @classmethod
+    def create_prompt(
+        cls,
+        system_message: SystemMessage | None = None,
+        extra_prompt_messages: list[Any] | None = None,
+    ) -> ChatPromptTemplate:
+        """System message, extra messages, `{input}`, then the scratchpad placeholder."""
+        return OpenAIFunctionsAgent.create_prompt(system_message, extra_prompt_messages)
+
+    @classmethod
+    def from_llm_and_tools(
+        cls,
+        llm: Runnable[Any, Any],
+        tools: Sequence[BaseTool],
+        callback_manager: Callbacks = None,
+        extra_prompt_messages: list[Any] | None = None,
+        system_message: SystemMessage | None = None,
+        **kwargs: Any,
+    ) -> OpenAIMultiFunctionsAgent:
+        """The agent with its default prompt."""
+        prompt = cls.create_prompt(system_message, extra_prompt_messages)
+        return cls(llm=llm, tools=tools, prompt=prompt, **kwargs)
