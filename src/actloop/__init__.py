@@ -42,6 +42,7 @@ from actloop.executor import (
     RunInfo,
     RunnableAgent,
     RunnableMultiActionAgent,
+    TokenBudget,
 )
 from actloop.format_scratchpad import (
     format_log_to_messages,
@@ -331,6 +332,7 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "StructuredTool",
     "SystemMessage",
     "SystemMessagePromptTemplate",
+    "TokenBudget",
     "Tool",
     "ToolAgentAction",
     "ToolCall",

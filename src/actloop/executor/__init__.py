@@ -9,6 +9,7 @@ from actloop.executor._agent_executor import (
     RunnableMultiActionAgent,
 )
 from actloop.executor._chain_api import RUN_KEY, RunInfo
+from actloop.executor.trim import TokenBudget
 
 __all__ = [
     "RUN_KEY",
@@ -19,4 +20,5 @@ __all__ = [
     "RunInfo",
     "RunnableAgent",
     "RunnableMultiActionAgent",
+    "TokenBudget",
 ]
