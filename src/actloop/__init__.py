@@ -117,6 +117,7 @@ from actloop.tools import (
     render_text_description,
     render_text_description_and_args,
     tool,
+    tool_catalog,
 )
 
 if TYPE_CHECKING:  # the lazy names below, for type checkers
@@ -374,4 +375,5 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "render_text_description_and_args",
     "run_in_executor",
     "tool",
+    "tool_catalog",
 ]
