@@ -3,6 +3,8 @@
 Switch from LangChain by changing imports: `from actloop import AgentExecutor, tool, ...`.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from actloop.agents import (
     AgentAction,
     AgentActionMessageLog,
@@ -10,9 +12,19 @@ from actloop.agents import (
     AgentStep,
     ToolAgentAction,
 )
-from actloop.callbacks import AsyncCallbackHandler, BaseCallbackHandler, StdOutCallbackHandler
-from actloop.chat_models import BaseChatModel
+from actloop.callbacks import (
+    AsyncCallbackHandler,
+    AsyncCallbackManagerForLLMRun,
+    BaseCallbackHandler,
+    CallbackManagerForLLMRun,
+    Run,
+    RunCollectorCallbackHandler,
+    StdOutCallbackHandler,
+    collect_runs,
+)
+from actloop.chat_models import BaseChatModel, SimpleChatModel
 from actloop.exceptions import (
+    ActloopDeprecationWarning,
     ActloopError,
     CheckpointError,
     ConfigurationError,
@@ -22,12 +34,15 @@ from actloop.exceptions import (
     ToolException,
 )
 from actloop.executor import (
+    RUN_KEY,
     AgentExecutor,
     AgentExecutorIterator,
     BaseMultiActionAgent,
     BaseSingleActionAgent,
+    RunInfo,
     RunnableAgent,
     RunnableMultiActionAgent,
+    TokenBudget,
 )
 from actloop.format_scratchpad import (
     format_log_to_messages,
@@ -72,6 +87,8 @@ from actloop.prompts import (
 from actloop.react import REACT_PROMPT, ReActSingleInputOutputParser, create_react_agent
 from actloop.runnables import (
     AddableDict,
+    RunLog,
+    RunLogPatch,
     Runnable,
     RunnableAssign,
     RunnableBinding,
@@ -80,9 +97,12 @@ from actloop.runnables import (
     RunnableParallel,
     RunnablePassthrough,
     RunnableSequence,
+    add,
+    run_in_executor,
 )
 from actloop.serialization import dumpd, dumps, load, loads
 from actloop.tool_calling import (
+    OpenAIToolAgentAction,
     OpenAIToolsAgentOutputParser,
     ToolsAgentOutputParser,
     create_tool_calling_agent,
@@ -97,7 +117,51 @@ from actloop.tools import (
     render_text_description,
     render_text_description_and_args,
     tool,
+    tool_catalog,
 )
+
+if TYPE_CHECKING:  # the lazy names below, for type checkers
+    from actloop.classic import (
+        Agent,
+        AgentType,
+        ChatAgent,
+        ConversationalAgent,
+        ConversationalChatAgent,
+        LLMChain,
+        LLMSingleActionAgent,
+        MRKLOutputParser,
+        OpenAIFunctionsAgent,
+        OpenAIFunctionsAgentOutputParser,
+        OpenAIMultiFunctionsAgent,
+        ReActDocstoreAgent,
+        SelfAskOutputParser,
+        SelfAskWithSearchAgent,
+        StructuredChatAgent,
+        StructuredChatOutputParser,
+        XMLAgent,
+        XMLAgentOutputParser,
+        ZeroShotAgent,
+        create_json_chat_agent,
+        create_openai_functions_agent,
+        create_openai_tools_agent,
+        create_self_ask_with_search_agent,
+        create_structured_chat_agent,
+        create_xml_agent,
+        format_to_openai_function_messages,
+        format_xml,
+        initialize_agent,
+    )
+    from actloop.llms import (
+        LLM,
+        BaseLLM,
+    )
+    from actloop.outputs import (
+        ChatGeneration,
+        ChatResult,
+        Generation,
+        GenerationChunk,
+        LLMResult,
+    )
 
 __version__ = "0.1.0"
 
@@ -128,12 +192,65 @@ def _pin_public_modules() -> None:
 
 _pin_public_modules()
 
+_LAZY = {
+    "Agent": "actloop.classic",
+    "AgentType": "actloop.classic",
+    "BaseLLM": "actloop.llms",
+    "ChatAgent": "actloop.classic",
+    "ChatGeneration": "actloop.outputs",
+    "ChatResult": "actloop.outputs",
+    "ConversationalAgent": "actloop.classic",
+    "ConversationalChatAgent": "actloop.classic",
+    "Generation": "actloop.outputs",
+    "GenerationChunk": "actloop.outputs",
+    "LLM": "actloop.llms",
+    "LLMChain": "actloop.classic",
+    "LLMResult": "actloop.outputs",
+    "LLMSingleActionAgent": "actloop.classic",
+    "MRKLOutputParser": "actloop.classic",
+    "OpenAIFunctionsAgent": "actloop.classic",
+    "OpenAIFunctionsAgentOutputParser": "actloop.classic",
+    "OpenAIMultiFunctionsAgent": "actloop.classic",
+    "ReActDocstoreAgent": "actloop.classic",
+    "SelfAskOutputParser": "actloop.classic",
+    "SelfAskWithSearchAgent": "actloop.classic",
+    "StructuredChatAgent": "actloop.classic",
+    "StructuredChatOutputParser": "actloop.classic",
+    "XMLAgent": "actloop.classic",
+    "XMLAgentOutputParser": "actloop.classic",
+    "ZeroShotAgent": "actloop.classic",
+    "create_json_chat_agent": "actloop.classic",
+    "create_openai_functions_agent": "actloop.classic",
+    "create_openai_tools_agent": "actloop.classic",
+    "create_self_ask_with_search_agent": "actloop.classic",
+    "create_structured_chat_agent": "actloop.classic",
+    "create_xml_agent": "actloop.classic",
+    "format_to_openai_function_messages": "actloop.classic",
+    "format_xml": "actloop.classic",
+    "initialize_agent": "actloop.classic",
+}
+"""Names loaded on first use (the legacy agents and text models are not needed by most runs)."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'actloop' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py checks
     "AIMessage",
     "AIMessageChunk",
     "AIMessagePromptTemplate",
+    "ActloopDeprecationWarning",
     "ActloopError",
     "AddableDict",
+    "Agent",
     "AgentAction",
     "AgentActionMessageLog",
     "AgentExecutor",
@@ -141,32 +258,59 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "AgentFinish",
     "AgentOutputParser",
     "AgentStep",
+    "AgentType",
     "AsyncCallbackHandler",
+    "AsyncCallbackManagerForLLMRun",
     "BaseCallbackHandler",
     "BaseChatModel",
+    "BaseLLM",
     "BaseMessage",
     "BaseMultiActionAgent",
     "BaseOutputParser",
     "BaseSingleActionAgent",
     "BaseTool",
+    "CallbackManagerForLLMRun",
+    "ChatAgent",
+    "ChatGeneration",
     "ChatPromptTemplate",
     "ChatPromptValue",
+    "ChatResult",
     "CheckpointError",
     "ConfigurationError",
+    "ConversationalAgent",
+    "ConversationalChatAgent",
     "ExceptionTool",
     "FunctionMessage",
+    "Generation",
+    "GenerationChunk",
     "HumanMessage",
     "HumanMessagePromptTemplate",
     "InvalidTool",
     "JSONAgentOutputParser",
+    "LLM",
+    "LLMChain",
+    "LLMResult",
+    "LLMSingleActionAgent",
+    "MRKLOutputParser",
     "MessagesPlaceholder",
     "ModelError",
     "MultiActionAgentOutputParser",
+    "OpenAIFunctionsAgent",
+    "OpenAIFunctionsAgentOutputParser",
+    "OpenAIMultiFunctionsAgent",
+    "OpenAIToolAgentAction",
     "OpenAIToolsAgentOutputParser",
     "OutputParserException",
     "PromptTemplate",
     "REACT_PROMPT",
+    "RUN_KEY",
+    "ReActDocstoreAgent",
     "ReActSingleInputOutputParser",
+    "Run",
+    "RunCollectorCallbackHandler",
+    "RunInfo",
+    "RunLog",
+    "RunLogPatch",
     "Runnable",
     "RunnableAgent",
     "RunnableAssign",
@@ -177,31 +321,51 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "RunnableParallel",
     "RunnablePassthrough",
     "RunnableSequence",
+    "SelfAskOutputParser",
+    "SelfAskWithSearchAgent",
     "SerializationError",
+    "SimpleChatModel",
     "StdOutCallbackHandler",
     "StrOutputParser",
     "StringPromptValue",
+    "StructuredChatAgent",
+    "StructuredChatOutputParser",
     "StructuredTool",
     "SystemMessage",
     "SystemMessagePromptTemplate",
+    "TokenBudget",
     "Tool",
     "ToolAgentAction",
     "ToolCall",
     "ToolException",
     "ToolMessage",
     "ToolsAgentOutputParser",
+    "XMLAgent",
+    "XMLAgentOutputParser",
+    "ZeroShotAgent",
     "__version__",
+    "add",
+    "collect_runs",
     "convert_to_openai_tool",
+    "create_json_chat_agent",
+    "create_openai_functions_agent",
+    "create_openai_tools_agent",
     "create_react_agent",
+    "create_self_ask_with_search_agent",
+    "create_structured_chat_agent",
     "create_structured_json_agent",
     "create_tool_calling_agent",
+    "create_xml_agent",
     "dumpd",
     "dumps",
     "format_log_to_messages",
     "format_log_to_str",
+    "format_to_openai_function_messages",
     "format_to_openai_tool_messages",
     "format_to_tool_messages",
+    "format_xml",
     "get_buffer_string",
+    "initialize_agent",
     "json_agent_schema",
     "load",
     "loads",
@@ -209,5 +373,7 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "message_to_openai",
     "render_text_description",
     "render_text_description_and_args",
+    "run_in_executor",
     "tool",
+    "tool_catalog",
 ]

@@ -48,6 +48,7 @@ class AgentActionMessageLog(AgentAction):
 
     __slots__ = ("message_log",)
     type: ClassVar[str] = "AgentActionMessageLog"
+    _dump_as: ClassVar[dict[str, type[Record]]] = {"message_log": BaseMessage}
     _fields = ("tool", "tool_input", "log", "message_log")
 
     message_log: Sequence[BaseMessage]
@@ -122,6 +123,8 @@ class AgentStep(Record):
 
     __slots__ = ("action", "observation")
     type: ClassVar[str] = "AgentStep"
+    _dump_as: ClassVar[dict[str, type[Record]]] = {"action": AgentAction}
+    _dump_type: ClassVar[bool] = False
     _fields = ("action", "observation")
 
     action: AgentAction

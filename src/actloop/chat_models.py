@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, cast
 
+from actloop.callbacks._context import context_handlers
+from actloop.callbacks._llm_run import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from actloop.callbacks._manager import RunManager, configure
 from actloop.messages import (
     AIMessage,
@@ -25,9 +27,10 @@ from actloop.messages import (
     message_chunk_to_message,
     message_from_openai,
 )
-from actloop.outputs import ChatGeneration, ChatGenerationChunk, LLMResult
+from actloop.outputs import ChatGeneration, ChatGenerationChunk, ChatResult, LLMResult
 from actloop.runnables._base import Runnable, add_chunks
 from actloop.runnables._config import RunnableConfig, ensure_config
+from actloop.runnables._fields import init_fields
 
 if TYPE_CHECKING:
     from actloop.callbacks import Callbacks
@@ -38,6 +41,7 @@ __all__ = [
     "LanguageModelInput",
     "MessageLike",
     "PromptValueLike",
+    "SimpleChatModel",
     "convert_to_messages",
 ]
 
@@ -168,12 +172,14 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         metadata: dict[str, Any] | None = None,
         verbose: bool = False,
         name: str | None = None,
+        **fields: Any,
     ) -> None:
         self.callbacks = callbacks
         self.tags = tags
         self.metadata = metadata
         self.verbose = verbose
         self.name = name
+        init_fields(self, fields)  # settings declared as annotated fields, langchain-core style
 
     @property
     def InputType(self) -> Any:
@@ -192,7 +198,11 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> AIMessage:
         """One reply; by default the merged chunks of `_stream_message`."""
-        if not self._overrides("_stream_message"):
+        if _defines(self, "_generate"):
+            run_manager = kwargs.pop("run_manager", None)
+            result = getattr(self, "_generate")(messages, stop, run_manager, **kwargs)  # noqa: B009
+            return cast(AIMessage, result.generations[0].message)
+        if not self._overrides("_stream_message") and not _defines(self, "_stream"):
             raise NotImplementedError(self._missing_hooks())
         chunks = list(self._stream_message(messages, stop, **kwargs))
         return message_chunk_to_message(_merge(chunks))
@@ -201,27 +211,47 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> Iterator[AIMessageChunk]:
         """Reply chunks; by default one chunk holding `_generate_message`'s reply."""
+        if _defines(self, "_stream"):
+            kwargs.pop("run_manager", None)  # as langchain-core: the stream reports its chunks
+            stream: Any = getattr(self, "_stream")  # noqa: B009  # langchain-core's signature
+            for chunk in stream(messages, stop, None, **kwargs):
+                yield cast(AIMessageChunk, chunk.message)
+            return
         yield _to_chunk(self._generate_message(messages, stop, **kwargs))
 
     async def _agenerate_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> AIMessage:
-        """One reply (async); by default merged `_astream_message`, else the sync hook on a
-        worker thread."""
-        if not self._overrides("_astream_message"):
-            from actloop.runnables._workers import run_in_worker
+        """One reply (async): langchain-core's `_agenerate` if defined, else merged
+        `_astream_message`, else the sync hook on a worker thread (never blocking the loop)."""
+        if _defines(self, "_agenerate"):
+            run_manager = kwargs.pop("run_manager", None)
+            result = await getattr(self, "_agenerate")(messages, stop, run_manager, **kwargs)  # noqa: B009
+            return cast(AIMessage, result.generations[0].message)
+        if _defines(self, "_generate") or _defines(self, "_stream"):
+            kwargs = _sync_manager(kwargs)
+        elif self._overrides("_astream_message"):
+            chunks = [c async for c in self._astream_message(messages, stop, **kwargs)]
+            return message_chunk_to_message(_merge(chunks))
+        from actloop.runnables._workers import run_in_worker
 
-            call = functools.partial(self._generate_message, messages, stop, **kwargs)
-            return await run_in_worker(call)
-        chunks = [c async for c in self._astream_message(messages, stop, **kwargs)]
-        return message_chunk_to_message(_merge(chunks))
+        call = functools.partial(self._generate_message, messages, stop, **kwargs)
+        return await run_in_worker(call)
 
     async def _astream_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> AsyncIterator[AIMessageChunk]:
-        """Reply chunks (async); from `_agenerate_message` if any, else the sync stream, each
-        chunk read on a worker thread."""
-        if self._overrides("_agenerate_message"):
+        """Reply chunks (async): langchain-core's `_astream` if defined, else from
+        `_agenerate_message` if any, else the sync stream, each chunk read on a worker thread."""
+        if _defines(self, "_astream"):
+            kwargs.pop("run_manager", None)
+            astream: Any = getattr(self, "_astream")  # noqa: B009  # langchain-core's signature
+            async for chunk in astream(messages, stop, None, **kwargs):
+                yield cast(AIMessageChunk, chunk.message)
+            return
+        if _defines(self, "_stream"):
+            kwargs = _sync_manager(kwargs)
+        elif self._overrides("_agenerate_message") or _defines(self, "_agenerate"):
             yield _to_chunk(await self._agenerate_message(messages, stop, **kwargs))
             return
         from actloop.runnables._workers import run_in_worker
@@ -263,7 +293,8 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         if run is None:
             return self._generate_message(messages, stop, **kwargs)
         run.flush()
-        if self._wants_tokens(run, "_stream_message"):
+        kwargs = _with_manager(self, run, kwargs, is_async=False)
+        if self._wants_tokens(run, "_stream_message", "_stream"):
             chunks = list(self._observed(run, self._chunks(messages, stop, kwargs), whole=True))
             return message_chunk_to_message(_merge(chunks))
         try:
@@ -289,7 +320,8 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         if run is None:
             return await self._agenerate_message(messages, stop, **kwargs)
         await run.aflush()
-        if self._wants_tokens(run, "_stream_message", "_astream_message"):
+        kwargs = _with_manager(self, run, kwargs, is_async=True)
+        if self._wants_tokens(run, "_stream_message", "_astream_message", "_stream", "_astream"):
             stream = self._aobserved(run, self._achunks(messages, stop, kwargs), whole=True)
             chunks = [c async for c in stream]
             return message_chunk_to_message(_merge(chunks))
@@ -313,7 +345,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         config = ensure_config(config)
         messages = convert_to_messages(input)
         run = self._start(messages, config, stop, kwargs)
-        chunks = self._chunks(messages, stop, kwargs)
+        chunks = self._chunks(messages, stop, _with_manager(self, run, kwargs, is_async=False))
         if run is None:
             yield from chunks
             return
@@ -332,7 +364,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         config = ensure_config(config)
         messages = convert_to_messages(input)
         run = self._start(messages, config, stop, kwargs)
-        chunks = self._achunks(messages, stop, kwargs)
+        chunks = self._achunks(messages, stop, _with_manager(self, run, kwargs, is_async=True))
         if run is not None:
             await run.aflush()
             chunks = self._aobserved(run, chunks)
@@ -433,7 +465,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
 
     def _wants_tokens(self, run: RunManager, *hooks: str) -> bool:
         """Stream inside invoke when a handler consumes streamed output (as astream_events does)."""
-        return any(self._overrides(h) for h in hooks) and any(
+        return any(self._overrides(h) or _defines(self, h) for h in hooks) and any(
             hasattr(h, "_on_stream") for h in run.handlers
         )
 
@@ -446,7 +478,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
     ) -> RunManager | None:
         """Open the chat-model run if any handler listens, else None (no callback work)."""
         callbacks = config.get("callbacks")
-        if callbacks is None and not self.callbacks and not self.verbose:
+        if callbacks is None and not self.callbacks and not self.verbose and not context_handlers():
             return None
         metadata = {
             **config.get("metadata", {}),
@@ -462,7 +494,12 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         )
         if manager is None:
             return None
-        params = {**self._identifying_params(), "_type": self._llm_type, "stop": stop, **kwargs}
+        identifying: Any = (
+            self._identifying_params
+        )  # a method here, a property langchain-core style
+        if callable(identifying):
+            identifying = identifying()
+        params = {**identifying, "_type": self._llm_type, "stop": stop, **kwargs}
         options = {"stop": stop, **{k: params[k] for k in kwargs}}
         return manager.start(
             "on_chat_model_start",
@@ -500,6 +537,65 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
             params["ls_model_name"] = model
         params["ls_integration"] = "langchain_chat_model"
         return params
+
+
+class SimpleChatModel(BaseChatModel):
+    """A chat model written as `_call(messages, stop, run_manager) -> str` (langchain-core's)."""
+
+    def _call(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> str:
+        """The reply text."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _call")
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """`_call`'s text as one AI message."""
+        text = self._call(messages, stop, run_manager, **kwargs)
+        return ChatResult(generations=[ChatGeneration(AIMessage(content=text))])
+
+
+_RUNNABLE_HOOKS: dict[str, Any] = {
+    "_stream": getattr(Runnable, "_stream"),  # noqa: B009
+    "_astream": getattr(Runnable, "_astream"),  # noqa: B009
+}
+
+
+def _defines(model: BaseChatModel, hook: str) -> bool:
+    """True when the model implements langchain-core's hook `hook` (`_generate`, `_stream`, ...)."""
+    found = getattr(type(model), hook, None)
+    return found is not None and found is not _RUNNABLE_HOOKS.get(hook)
+
+
+def _is_langchain_style(model: BaseChatModel) -> bool:
+    return any(_defines(model, h) for h in ("_generate", "_agenerate", "_stream", "_astream"))
+
+
+def _with_manager(
+    model: BaseChatModel, run: RunManager | None, kwargs: dict[str, Any], *, is_async: bool
+) -> dict[str, Any]:
+    """The hook keywords plus `run_manager` for a model written the langchain-core way."""
+    if run is None or not _is_langchain_style(model):
+        return kwargs
+    manager = AsyncCallbackManagerForLLMRun(run) if is_async else CallbackManagerForLLMRun(run)
+    return {**kwargs, "run_manager": manager}
+
+
+def _sync_manager(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The keywords for a sync hook called from the async path: the sync run manager."""
+    manager = kwargs.get("run_manager")
+    if isinstance(manager, AsyncCallbackManagerForLLMRun):
+        return {**kwargs, "run_manager": manager.get_sync()}
+    return kwargs
 
 
 def _partial(seen: list[AIMessageChunk]) -> LLMResult:

@@ -10,6 +10,9 @@
 
 When an exception escapes an `AgentExecutor` run it keeps its type, and the steps finished so far
 are attached to it as `exc.intermediate_steps` (see `attach_steps`), so nothing done is lost.
+
+`ActloopDeprecationWarning` (a DeprecationWarning, not an error) marks LangChain's deprecated
+APIs kept for compatibility (`executor.run`, `initialize_agent`, ...).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "ActloopDeprecationWarning",
     "ActloopError",
     "CheckpointError",
     "ConfigurationError",
@@ -30,6 +34,10 @@ __all__ = [
 
 class ActloopError(Exception):
     """Root of every error actloop raises on purpose."""
+
+
+class ActloopDeprecationWarning(DeprecationWarning):
+    """A deprecated LangChain API, kept so code ported from LangChain runs unchanged."""
 
 
 class SerializationError(ActloopError, ValueError):

@@ -13,7 +13,7 @@ from typing import Any, Generic, TypeVar
 
 from actloop.agents import AgentAction, AgentFinish
 from actloop.messages import BaseMessage
-from actloop.outputs import ChatGeneration
+from actloop.outputs import ChatGeneration, Generation
 from actloop.runnables._base import Runnable
 from actloop.runnables._config import RunnableConfig
 
@@ -26,23 +26,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-
-class Generation:
-    """A plain-text model output: what `parse_result` receives for a string input."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self.text == other.text
-
-    __hash__ = None  # pyright: ignore[reportAssignmentType]  # unhashable: equality is by value
-
-    def __repr__(self) -> str:
-        return f"Generation(text={self.text!r})"
 
 
 AnyGeneration = Generation | ChatGeneration

@@ -7,7 +7,46 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from actloop.messages import AIMessageChunk, BaseMessage
 
-__all__ = ["ChatGeneration", "ChatGenerationChunk", "LLMResult"]
+__all__ = [
+    "ChatGeneration",
+    "ChatGenerationChunk",
+    "ChatResult",
+    "Generation",
+    "GenerationChunk",
+    "LLMResult",
+]
+
+
+class Generation:
+    """A plain-text model output (a text-completion reply, or a string given to a parser)."""
+
+    __slots__ = ("generation_info", "text")
+
+    def __init__(self, text: str = "", generation_info: dict[str, Any] | None = None) -> None:
+        self.text = text
+        self.generation_info = generation_info
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is type(self)
+            and self.text == other.text  # pyright: ignore[reportAttributeAccessIssue]
+            and self.generation_info == other.generation_info  # pyright: ignore[reportAttributeAccessIssue]
+        )
+
+    __hash__ = None  # pyright: ignore[reportAssignmentType]  # unhashable: equality is by value
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(text={self.text!r})"
+
+
+class GenerationChunk(Generation):
+    """A streamed piece of a text reply; `+` joins the text."""
+
+    __slots__ = ()
+
+    def __add__(self, other: GenerationChunk) -> GenerationChunk:
+        info = {**(self.generation_info or {}), **(other.generation_info or {})} or None
+        return GenerationChunk(self.text + other.text, info)
 
 
 class ChatGeneration:
@@ -50,13 +89,28 @@ class ChatGenerationChunk(ChatGeneration):
         return ChatGenerationChunk(self.message + other.message, info)
 
 
+class ChatResult:
+    """What a langchain-core style `_generate` returns: the reply generations and provider data."""
+
+    __slots__ = ("generations", "llm_output")
+
+    def __init__(
+        self, generations: list[ChatGeneration], llm_output: dict[str, Any] | None = None
+    ) -> None:
+        self.generations = generations
+        self.llm_output = llm_output
+
+    def __repr__(self) -> str:
+        return f"ChatResult(generations={self.generations!r}, llm_output={self.llm_output!r})"
+
+
 class LLMResult:
     """What `on_llm_end` receives: one list of generations per prompt, plus provider output."""
 
     __slots__ = ("generations", "llm_output")
 
     def __init__(
-        self, generations: list[list[ChatGeneration]], llm_output: dict[str, Any] | None = None
+        self, generations: list[list[Any]], llm_output: dict[str, Any] | None = None
     ) -> None:
         self.generations = generations
         self.llm_output = llm_output

@@ -21,9 +21,11 @@ from actloop.agents import AgentAction, AgentFinish
 from actloop.callbacks import Callbacks
 from actloop.chat_models import BaseChatModel
 from actloop.executor import BaseMultiActionAgent, BaseSingleActionAgent
+from actloop.llms import LLM
 from actloop.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk
 
 __all__ = [
+    "FakeListLLM",
     "FunctionChatModel",
     "ModelCall",
     "PlanCall",
@@ -418,3 +420,31 @@ class ScriptedAgent(_ScriptedPlans, BaseSingleActionAgent):
 
 class ScriptedMultiActionAgent(_ScriptedPlans, BaseMultiActionAgent):
     """Multi-action twin of `ScriptedAgent` (stops with the multi-action agents' text)."""
+
+
+class FakeListLLM(LLM):
+    """A text model that returns `responses` in turn, starting over after the last one
+    (langchain-core's `FakeListLLM`)."""
+
+    responses: list[str]
+    sleep: float | None = None
+    i: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "fake-list"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"responses": self.responses}
+
+    def _call(
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> str:
+        response = self.responses[self.i]
+        self.i = self.i + 1 if self.i < len(self.responses) - 1 else 0
+        return response

@@ -31,12 +31,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MessageFormatter",
+    "OpenAIToolAgentAction",
     "OpenAIToolsAgentOutputParser",
     "ToolsAgentOutputParser",
     "create_tool_calling_agent",
     "parse_ai_message_to_openai_tool_action",
     "parse_ai_message_to_tool_action",
 ]
+
+OpenAIToolAgentAction = ToolAgentAction
+"""LangChain's OpenAI-specific name for a tool-call action."""
 
 MessageFormatter = Callable[[Sequence[tuple[AgentAction, Any]]], list[BaseMessage]]
 """Turns `(action, observation)` steps into the scratchpad messages."""

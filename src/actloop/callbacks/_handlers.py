@@ -35,10 +35,28 @@ class BaseCallbackHandler:
     """Re-raise exceptions from this handler instead of logging them."""
     run_inline: bool = False
     """Kept for LangChain compatibility; actloop always runs handlers inline, in order."""
-    ignore_llm: bool = False
-    ignore_chain: bool = False
-    ignore_agent: bool = False
-    ignore_chat_model: bool = False
+
+    # Properties, as in langchain-core: a pydantic-model handler may override them with properties
+    # of its own (class attributes would become pydantic fields that shadow those properties).
+    @property
+    def ignore_llm(self) -> bool:
+        """Skip the LLM events."""
+        return False
+
+    @property
+    def ignore_chain(self) -> bool:
+        """Skip the chain events."""
+        return False
+
+    @property
+    def ignore_agent(self) -> bool:
+        """Skip the agent and tool events."""
+        return False
+
+    @property
+    def ignore_chat_model(self) -> bool:
+        """Skip `on_chat_model_start`."""
+        return False
 
     def on_chat_model_start(
         self,

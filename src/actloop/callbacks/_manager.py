@@ -20,6 +20,8 @@ from actloop.callbacks import (
     Callbacks,
     StdOutCallbackHandler,
 )
+from actloop.callbacks._context import context_handlers
+from actloop.messages import get_buffer_string
 
 __all__ = [
     "CallbackManager",
@@ -95,15 +97,38 @@ def _dispatch(
             continue
         method = getattr(handler, event, None)
         if method is None or getattr(method, "__func__", None) in _NOOP_HOOKS:
+            if event == "on_chat_model_start":  # langchain-core's fallback, with text prompts
+                _dispatch_llm_start(handler, args, kwargs, pending)
             continue  # not overridden, or a private event (e.g. "_on_stream") it does not define
         try:
             result = method(*args, **kwargs)
+        except NotImplementedError as exc:
+            if event == "on_chat_model_start":  # a LangChain handler's base hook raises this
+                _dispatch_llm_start(handler, args, kwargs, pending)
+            else:
+                _handler_failed(handler, event, exc)
+            continue
         except Exception as exc:
             _handler_failed(handler, event, exc)
             continue
         if result is not None and hasattr(result, "__await__"):
             pending.append(_guarded(handler, event, result))
     return pending
+
+
+def _dispatch_llm_start(
+    handler: BaseCallbackHandler,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    pending: list[Awaitable[Any]],
+) -> None:
+    """`on_llm_start` with each message list as one buffer string, for a handler that does not
+    define `on_chat_model_start` (as langchain-core falls back)."""
+    if getattr(handler, "ignore_llm", False):
+        return
+    serialized, message_lists = args[0], args[1]
+    prompts = [get_buffer_string(messages) for messages in message_lists]
+    pending.extend(_dispatch([handler], "on_llm_start", (serialized, prompts), kwargs))
 
 
 async def _guarded(handler: BaseCallbackHandler, event: str, awaitable: Awaitable[Any]) -> None:
@@ -348,8 +373,10 @@ def configure(
     Returns None when no handler is attached: callers then skip all callback work. Global
     handlers (`add_global_handler`) join the inherited ones.
     """
-    if callbacks is None and not local_callbacks and not verbose and not _global_handlers:
-        return None
+    extra = context_handlers()
+    if callbacks is None and not local_callbacks and not verbose and not extra:
+        if not _global_handlers:
+            return None
     local_tags: list[str] | None = None
     inherited: list[BaseCallbackHandler]
     if isinstance(callbacks, CallbackManager):
@@ -367,6 +394,8 @@ def configure(
         inherited = [*inherited, *(h for h in _global_handlers if h not in inherited)]
     if verbose and not any(isinstance(h, StdOutCallbackHandler) for h in [*inherited, *local]):
         local.append(StdOutCallbackHandler())
+    if extra:
+        inherited = [*inherited, *(h for h in extra if h not in inherited)]
     if not inherited and not local:
         return None
     return CallbackManager(

@@ -8,12 +8,17 @@ from actloop.executor._agent_executor import (
     RunnableAgent,
     RunnableMultiActionAgent,
 )
+from actloop.executor._chain_api import RUN_KEY, RunInfo
+from actloop.executor.trim import TokenBudget
 
 __all__ = [
+    "RUN_KEY",
     "AgentExecutor",
     "AgentExecutorIterator",
     "BaseMultiActionAgent",
     "BaseSingleActionAgent",
+    "RunInfo",
     "RunnableAgent",
     "RunnableMultiActionAgent",
+    "TokenBudget",
 ]

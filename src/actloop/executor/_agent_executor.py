@@ -19,11 +19,13 @@ from actloop.executor._agents import (
     RunnableAgent,
     RunnableMultiActionAgent,
 )
+from actloop.executor._chain_api import ChainCallAPI
 from actloop.executor._iterator import AgentExecutorIterator
 from actloop.executor._run import AgentRun
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import AddableDict
 from actloop.runnables._config import RunnableConfig, ensure_config
+from actloop.runnables._foreign import adopt
 
 if TYPE_CHECKING:
     from actloop.checkpoint import BaseCheckpointer
@@ -50,7 +52,7 @@ def _wrap_runnable(agent: Runnable[Any, Any], stream_runnable: bool) -> Agent:
     return cls(agent, stream_runnable=stream_runnable)
 
 
-class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
+class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
     """Runs an agent with tools until it finishes or a limit stops it."""
 
     def __init__(
@@ -75,7 +77,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         if isinstance(agent, Runnable):
             agent = _wrap_runnable(agent, stream_runnable)
         self.agent: Agent = agent
-        self.tools = list(tools)
+        self.tools = [adopt(t) for t in tools]  # LangChain tools are wrapped
         self.return_intermediate_steps = return_intermediate_steps
         self.max_iterations = max_iterations
         self.max_execution_time = max_execution_time
@@ -84,7 +86,7 @@ class AgentExecutor(Runnable[dict[str, Any], dict[str, Any]]):
         self.trim_intermediate_steps = trim_intermediate_steps
         self.callbacks = callbacks
         self.verbose = verbose
-        self.tags = list(tags or [])
+        self.tags = list(tags) if tags is not None else None
         self.metadata = dict(metadata or {})
         self.checkpointer = checkpointer
         self.name = name

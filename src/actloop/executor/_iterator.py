@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from actloop.agents import AgentAction
 from actloop.callbacks import Callbacks
-from actloop.callbacks._manager import RunManager
+from actloop.callbacks._manager import RunManager, new_run_id
+from actloop.executor._chain_api import RUN_KEY, RunInfo
 from actloop.executor._loop import LoopState
 from actloop.executor._run import AgentRun
 from actloop.runnables._compose import AddableDict
@@ -22,6 +23,26 @@ if TYPE_CHECKING:
     from actloop.executor import AgentExecutor
 
 __all__ = ["AgentExecutorIterator"]
+
+
+class _ConfigKey:
+    """An iterator attribute kept in its run config (LangChain's `callbacks`, `tags`, `metadata`,
+    `run_name`, `run_id`); setting None removes it."""
+
+    key = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.key = name
+
+    def __get__(self, obj: AgentExecutorIterator | None, owner: type | None = None) -> Any:
+        return None if obj is None else cast("dict[str, Any]", obj.config).get(self.key)
+
+    def __set__(self, obj: AgentExecutorIterator, value: Any) -> None:
+        config = cast("dict[str, Any]", obj.config)
+        if value is None:
+            config.pop(self.key, None)
+        else:
+            config[self.key] = value
 
 
 class AgentExecutorIterator:
@@ -42,7 +63,7 @@ class AgentExecutorIterator:
         config: RunnableConfig | None = None,
     ) -> None:
         self.agent_executor = agent_executor
-        self.inputs = agent_executor.prep_inputs(inputs)
+        self._inputs = agent_executor.prep_inputs(inputs)
         overrides = {
             "callbacks": callbacks,
             "tags": tags,
@@ -55,6 +76,21 @@ class AgentExecutorIterator:
         self.include_run_info = include_run_info
         self.yield_actions = yield_actions
         self.reset()
+
+    @property
+    def inputs(self) -> dict[str, Any]:
+        """The run's inputs (a bare value given is turned into the input dict)."""
+        return self._inputs
+
+    @inputs.setter
+    def inputs(self, inputs: Any) -> None:
+        self._inputs = self.agent_executor.prep_inputs(inputs)
+
+    callbacks = _ConfigKey()
+    tags = _ConfigKey()
+    metadata = _ConfigKey()
+    run_name = _ConfigKey()
+    run_id = _ConfigKey()
 
     def reset(self) -> None:
         """Forget the steps taken; the next iteration starts a new run."""
@@ -98,8 +134,10 @@ class AgentExecutorIterator:
         return AddableDict(outputs)
 
     def _with_run_info(self, chunk: AddableDict, run: RunManager | None) -> AddableDict:
-        if self.include_run_info and "messages" in chunk and run is not None:
-            chunk["__run"] = {"run_id": run.run_id}
+        """The final output gets `RUN_KEY: RunInfo(run_id)` when asked, with or without handlers."""
+        if self.include_run_info:
+            run_id = run.run_id if run is not None else self.run_id
+            chunk[RUN_KEY] = RunInfo(run_id if run_id is not None else new_run_id())
         return chunk
 
     def _start(self) -> AgentRun:
@@ -122,7 +160,7 @@ class AgentExecutorIterator:
                     if kind == "finish":
                         manager.fire("on_chain_end", dict(chunk))
                     manager.fire("_on_stream", chunk)
-                yield self._with_run_info(chunk, manager)
+                yield self._with_run_info(chunk, manager) if kind == "finish" else chunk
         except BaseException as exc:
             run.failed(exc)
             if manager is not None and not isinstance(exc, GeneratorExit):
@@ -143,7 +181,7 @@ class AgentExecutorIterator:
                     if kind == "finish":
                         await manager.afire("on_chain_end", dict(chunk))
                     await manager.afire("_on_stream", chunk)
-                yield self._with_run_info(chunk, manager)
+                yield self._with_run_info(chunk, manager) if kind == "finish" else chunk
         except BaseException as exc:
             run.failed(exc)
             if manager is not None and not isinstance(exc, GeneratorExit):

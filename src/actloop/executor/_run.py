@@ -92,7 +92,7 @@ def _open_callbacks(
         config.get("callbacks"),
         executor.callbacks,
         verbose=executor.verbose,
-        tags=[*config.get("tags", ()), *executor.tags],
+        tags=[*config.get("tags", ()), *(executor.tags or ())],
         metadata={**executor.metadata, **config.get("metadata", {})},
     )
     if cm is None:

@@ -1,5 +1,6 @@
 """Chat messages shaped like langchain-core's, typed tool calls, and OpenAI dict conversion."""
 
+from actloop.messages._buffer import get_buffer_string
 from actloop.messages._types import (
     AIMessage,
     AIMessageChunk,
@@ -31,6 +32,7 @@ __all__ = [
     "ToolCallChunk",
     "ToolMessage",
     "UsageMetadata",
+    "get_buffer_string",
     "message_chunk_to_message",
     "message_from_openai",
     "message_to_openai",

@@ -1,7 +1,8 @@
-"""A tiny base for plain data classes: pydantic-like equality and a readable repr."""
+"""A tiny base for plain data classes: pydantic-like equality, a readable repr and `model_dump`."""
 
 from __future__ import annotations
 
+import builtins
 from typing import Any, ClassVar
 
 __all__ = ["ALWAYS_HIDE", "Record"]
@@ -17,6 +18,14 @@ class Record:
     _fields: ClassVar[tuple[str, ...]] = ()
     _repr_defaults: ClassVar[dict[str, Any]] = {}
     """Fields left out of the repr while they equal this default."""
+    _dump_as: ClassVar[dict[str, type[Record]]] = {}
+    """Fields whose records dump as a base class, as pydantic dumps a field of a declared type."""
+    _dump_type: ClassVar[bool] = True
+    """`model_dump` includes the instance's `type` (when the class has one)."""
+
+    def model_dump(self) -> dict[str, Any]:
+        """The fields as a dict, nested records dumped too (pydantic's `model_dump`)."""
+        return _dump_as(self, type(self))
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -36,6 +45,28 @@ class Record:
                     continue
             parts.append(f"{field}={value!r}")
         return f"{type(self).__name__}({', '.join(parts)})"
+
+    def dict(self, **kwargs: Any) -> builtins.dict[str, Any]:
+        """pydantic v1's name of `model_dump` (kept last: it shadows `dict` in this class body)."""
+        return self.model_dump()
+
+
+def _dump_as(record: Record, cls: type[Record]) -> dict[str, Any]:
+    out = {f: _dump(getattr(record, f), cls._dump_as.get(f)) for f in cls._fields}  # pyright: ignore[reportPrivateUsage]
+    kind = getattr(record, "type", None)
+    if cls._dump_type and isinstance(kind, str):  # pyright: ignore[reportPrivateUsage]
+        out["type"] = kind
+    return out
+
+
+def _dump(value: Any, as_cls: type[Record] | None) -> Any:
+    if isinstance(value, Record):
+        return _dump_as(value, as_cls or type(value))
+    if isinstance(value, (list, tuple)):
+        return [_dump(v, as_cls) for v in value]  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(value, dict):
+        return {k: _dump(v, None) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+    return value
 
 
 def _same(value: Any, default: Any) -> bool:

@@ -25,6 +25,7 @@ from actloop.models._errors import (
 if TYPE_CHECKING:
     from actloop.models.local import LocalChatModel
     from actloop.models.openai import ChatOpenAI
+    from actloop.models.openai_completions import OpenAI
 
 __all__ = [
     "AuthenticationError",
@@ -35,12 +36,17 @@ __all__ = [
     "MissingDependencyError",
     "ModelAPIError",
     "ModelConnectionError",
+    "OpenAI",
     "RateLimitError",
     "ServerError",
     "StreamInterruptedError",
 ]
 
-_LAZY = {"ChatOpenAI": "actloop.models.openai", "LocalChatModel": "actloop.models.local"}
+_LAZY = {
+    "ChatOpenAI": "actloop.models.openai",
+    "LocalChatModel": "actloop.models.local",
+    "OpenAI": "actloop.models.openai_completions",
+}
 """Provider classes and the module that defines each."""
 
 

@@ -14,6 +14,7 @@ from actloop.messages import (
     SystemMessage,
     ToolMessage,
 )
+from actloop.messages._buffer import get_buffer_string
 from actloop.messages._record import Record
 
 __all__ = [
@@ -83,43 +84,6 @@ class ChatPromptValue(PromptValue):
     def to_messages(self) -> list[BaseMessage]:
         """A new list of the messages."""
         return list(self.messages)
-
-
-def get_buffer_string(
-    messages: Sequence[BaseMessage],
-    human_prefix: str = "Human",
-    ai_prefix: str = "AI",
-    *,
-    system_prefix: str = "System",
-    function_prefix: str = "Function",
-    tool_prefix: str = "Tool",
-    message_separator: str = "\n",
-) -> str:
-    """Messages as `"Human: ..."`/`"AI: ..."` lines; an AI message's tool calls follow its text."""
-    lines: list[str] = []
-    for m in messages:
-        if isinstance(m, HumanMessage):
-            role = human_prefix
-        elif isinstance(m, AIMessage):
-            role = ai_prefix
-        elif isinstance(m, SystemMessage):
-            role = system_prefix
-        elif isinstance(m, FunctionMessage):
-            role = function_prefix
-        elif isinstance(m, ToolMessage):
-            role = tool_prefix
-        elif isinstance(role_attr := getattr(m, "role", None), str):
-            role = role_attr
-        else:
-            raise ValueError(f"Got unsupported message type: {m}")
-        line = f"{role}: {m.text}"
-        if isinstance(m, AIMessage):
-            if m.tool_calls:
-                line += str(m.tool_calls)
-            elif "function_call" in m.additional_kwargs:
-                line += str(m.additional_kwargs["function_call"])
-        lines.append(line)
-    return message_separator.join(lines)
 
 
 _LC_NAME_TO_TYPE: dict[str, str] = {

@@ -1,6 +1,12 @@
 """The Runnable protocol: invoke, stream, batch and their async twins, composed with `|`."""
 
-from actloop.runnables._base import Runnable, RunnableBinding, coerce_to_runnable
+from actloop.runnables._base import (
+    Runnable,
+    RunnableBinding,
+    add,
+    coerce_to_runnable,
+    run_in_executor,
+)
 from actloop.runnables._compose import (
     AddableDict,
     RunnableAssign,
@@ -10,9 +16,12 @@ from actloop.runnables._compose import (
     RunnableSequence,
 )
 from actloop.runnables._config import RunnableConfig, ensure_config, merge_configs
+from actloop.runnables._log import RunLog, RunLogPatch
 
 __all__ = [
     "AddableDict",
+    "RunLog",
+    "RunLogPatch",
     "Runnable",
     "RunnableAssign",
     "RunnableBinding",
@@ -21,7 +30,9 @@ __all__ = [
     "RunnableParallel",
     "RunnablePassthrough",
     "RunnableSequence",
+    "add",
     "coerce_to_runnable",
     "ensure_config",
     "merge_configs",
+    "run_in_executor",
 ]

@@ -12,10 +12,18 @@ import itertools
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
+from actloop.callbacks._context import context_handlers
 from actloop.callbacks._manager import RunManager, configure
 from actloop.runnables._config import RunnableConfig, child_config, ensure_config, merge_configs
 
-__all__ = ["Runnable", "RunnableBinding", "add_chunks", "coerce_to_runnable"]
+__all__ = [
+    "Runnable",
+    "RunnableBinding",
+    "add",
+    "add_chunks",
+    "coerce_to_runnable",
+    "run_in_executor",
+]
 
 Input = TypeVar("Input")
 Output = TypeVar("Output")
@@ -30,6 +38,29 @@ def add_chunks(acc: Any, chunk: Any) -> Any:
         return acc + chunk
     except TypeError:
         return chunk
+
+
+def add(addables: Iterable[Any]) -> Any:
+    """The chunks added together with `+` (None when there are none), as langchain-core's `add`."""
+    final: Any = None
+    for chunk in addables:
+        final = chunk if final is None else final + chunk
+    return final
+
+
+async def run_in_executor(
+    executor_or_config: Any, func: Callable[..., Any], *args: Any, **kwargs: Any
+) -> Any:
+    """`func(*args, **kwargs)` in a worker thread with the caller's context (langchain-core's
+    helper for calling sync code from async code); `executor_or_config` may be an Executor."""
+    import asyncio
+    import contextvars
+    import functools
+    from concurrent.futures import Executor
+
+    executor = executor_or_config if isinstance(executor_or_config, Executor) else None
+    call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
+    return await asyncio.get_running_loop().run_in_executor(executor, call)
 
 
 _STREAMED: Any = object()
@@ -88,7 +119,7 @@ def _run_manager(
 ) -> RunManager | None:
     """Open a chain run for `runnable` if any handler listens, else None."""
     callbacks = config.get("callbacks")
-    if callbacks is None:
+    if callbacks is None and not context_handlers():
         return None
     cm = configure(callbacks, tags=config.get("tags"), metadata=config.get("metadata"))
     if cm is None:
@@ -395,6 +426,14 @@ class Runnable(Generic[Input, Output]):
 
         return astream_events(self, input, config, version=version, **kwargs)
 
+    def astream_log(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        """Yield the run's state changes as JSON-patch `RunLogPatch`es (langchain-core's)."""
+        from actloop.runnables._log import astream_log
+
+        return astream_log(self, input, config, **kwargs)
+
     # -- composition ---------------------------------------------------------------------------
 
     def __or__(self, other: Any) -> Runnable[Input, Any]:
@@ -524,6 +563,10 @@ def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
     """A Runnable from a Runnable, a callable (RunnableLambda) or a dict (RunnableParallel)."""
     if isinstance(thing, Runnable):
         return cast("Runnable[Any, Any]", thing)
+    from actloop.runnables._foreign import adopt, is_langchain
+
+    if is_langchain(thing) and isinstance(adopted := adopt(thing), Runnable):
+        return cast("Runnable[Any, Any]", adopted)
     from actloop.runnables._compose import RunnableLambda, RunnableParallel
 
     if callable(thing):

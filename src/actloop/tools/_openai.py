@@ -10,6 +10,7 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias, cast
 
+from actloop.runnables._foreign import adopt
 from actloop.tools import _schema
 from actloop.tools._base import BaseTool
 
@@ -36,6 +37,7 @@ _WELL_KNOWN = (
 
 def convert_to_openai_tool(tool: ToolLike, *, strict: bool | None = None) -> dict[str, Any]:
     """`{"type": "function", "function": {"name", "description", "parameters"}}` for `tool`."""
+    tool = adopt(tool)  # a LangChain tool is described like ours
     if isinstance(tool, dict):
         as_dict = cast("dict[str, Any]", tool)
         kind = str(as_dict.get("type") or "")

@@ -1,0 +1,215 @@
+"""`OpenAI`: a text-completion model on the OpenAI completions API (`POST /v1/completions`), which
+llama.cpp's server and vLLM speak too. LangChain's `langchain_openai.OpenAI`, on actloop's `LLM`.
+
+The `openai` package is imported when a model is built (a missing one raises
+`MissingDependencyError` naming the extra); SDK errors become actloop's `ModelAPIError` family.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from actloop.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from actloop.llms import BaseLLM
+from actloop.models import _openai_wire as wire
+from actloop.models._errors import ModelAPIError
+from actloop.models.openai import (
+    _NO_KEY,  # pyright: ignore[reportPrivateUsage]
+    _api_key,  # pyright: ignore[reportPrivateUsage]
+    _import_openai,  # pyright: ignore[reportPrivateUsage]
+)
+from actloop.outputs import Generation, GenerationChunk, LLMResult
+
+__all__ = ["OpenAI"]
+
+
+class OpenAI(BaseLLM):
+    """A completions model: a prompt string in, its continuation out (sync, async, streamed)."""
+
+    def __init__(
+        self,
+        model: str = "gpt-3.5-turbo-instruct",
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        top_p: float | None = None,
+        stop: list[str] | None = None,
+        timeout: float | None = None,
+        max_retries: int = 2,
+        model_kwargs: dict[str, Any] | None = None,
+        **fields: Any,
+    ) -> None:
+        super().__init__(**fields)
+        _import_openai()
+        self.model = model
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        self.api_key = _api_key(api_key, self.base_url)
+        """The API key; `repr` and `str` mask it."""
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.top_p = top_p
+        self.stop = stop
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.model_kwargs = dict(model_kwargs or {})
+        """Extra fields sent in every request body (e.g. `{"top_k": 40}` for llama.cpp)."""
+
+    def __repr__(self) -> str:
+        return f"OpenAI(model={self.model!r}, base_url={self.base_url!r})"
+
+    @property
+    def _llm_type(self) -> str:
+        return "openai"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": self.model, **self._params()}
+
+    def _params(self) -> dict[str, Any]:
+        params = {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        params["top_p"] = self.top_p
+        return {k: v for k, v in params.items() if v is not None}
+
+    def _client(self, asynchronous: bool = False) -> Any:
+        sdk = _import_openai()
+        options: dict[str, Any] = {
+            "api_key": self.api_key.get_secret_value() or _NO_KEY,
+            "base_url": self.base_url,
+            "max_retries": self.max_retries,
+        }
+        if self.timeout is not None:
+            options["timeout"] = self.timeout
+        return (sdk.AsyncOpenAI if asynchronous else sdk.OpenAI)(**options)
+
+    def _request(self, prompt: str, stop: list[str] | None, kwargs: dict[str, Any]) -> Any:
+        body = {**self._params(), **self.model_kwargs, **kwargs}
+        request: dict[str, Any] = {"model": body.pop("model", self.model), "prompt": prompt}
+        stop = stop if stop is not None else self.stop
+        if stop is not None:
+            request["stop"] = stop
+        request.update(
+            {k: body.pop(k) for k in ("temperature", "max_tokens", "top_p") if k in body}
+        )
+        if body:
+            request["extra_body"] = body
+        return request
+
+    def _error(self, exc: Exception) -> ModelAPIError:
+        return wire.api_error(exc, self.max_retries, self.api_key.get_secret_value())
+
+    @staticmethod
+    def _generation(choice: Any) -> Generation:
+        return Generation(choice.text, {"finish_reason": choice.finish_reason})
+
+    def _result(self, generations: list[list[Generation]], usage: dict[str, int]) -> LLMResult:
+        return LLMResult(
+            generations=generations, llm_output={"token_usage": usage, "model_name": self.model}
+        )
+
+    def _generate(
+        self,
+        prompts: list[str],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> LLMResult:
+        client, usage = self._client(), _Usage()
+        generations: list[list[Generation]] = []
+        for prompt in prompts:
+            try:
+                reply = client.completions.create(**self._request(prompt, stop, kwargs))
+            except Exception as exc:
+                raise self._error(exc) from exc
+            generations.append([self._generation(reply.choices[0])])
+            usage.add(reply.usage)
+        return self._result(generations, usage.totals)
+
+    async def _agenerate(
+        self,
+        prompts: list[str],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> LLMResult:
+        client, usage = self._client(asynchronous=True), _Usage()
+        generations: list[list[Generation]] = []
+        for prompt in prompts:
+            try:
+                reply = await client.completions.create(**self._request(prompt, stop, kwargs))
+            except Exception as exc:
+                raise self._error(exc) from exc
+            generations.append([self._generation(reply.choices[0])])
+            usage.add(reply.usage)
+        return self._result(generations, usage.totals)
+
+    def _stream(  # pyright: ignore[reportIncompatibleMethodOverride]
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[GenerationChunk]:
+        try:
+            events = self._client().completions.create(
+                **self._request(prompt, stop, kwargs), stream=True
+            )
+            for event in events:
+                chunk = _chunk(event)
+                if chunk is None:
+                    continue
+                if run_manager is not None:
+                    run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                yield chunk
+        except ModelAPIError:
+            raise
+        except Exception as exc:
+            raise self._error(exc) from exc
+
+    async def _astream(  # pyright: ignore[reportIncompatibleMethodOverride]
+        self,
+        prompt: str,
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[GenerationChunk]:
+        try:
+            events = await self._client(asynchronous=True).completions.create(
+                **self._request(prompt, stop, kwargs), stream=True
+            )
+            async for event in events:
+                chunk = _chunk(event)
+                if chunk is None:
+                    continue
+                if run_manager is not None:
+                    await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                yield chunk
+        except ModelAPIError:
+            raise
+        except Exception as exc:
+            raise self._error(exc) from exc
+
+
+def _chunk(event: Any) -> GenerationChunk | None:
+    """A streamed event's text as a chunk (None for an event without a choice)."""
+    if not event.choices:
+        return None
+    choice = event.choices[0]
+    info = {"finish_reason": choice.finish_reason} if choice.finish_reason else None
+    return GenerationChunk(choice.text or "", info)
+
+
+class _Usage:
+    """Token counts added over the prompts of one call."""
+
+    def __init__(self) -> None:
+        self.totals: dict[str, int] = {}
+
+    def add(self, usage: Any) -> None:
+        if usage is None:
+            return
+        for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+            self.totals[key] = self.totals.get(key, 0) + int(getattr(usage, key, 0) or 0)

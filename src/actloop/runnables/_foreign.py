@@ -1,0 +1,30 @@
+"""LangChain objects accepted where actloop expects its own: a langchain-core chat model (bound or
+not) or tool given to a pipeline, an agent constructor or the executor is wrapped on the spot.
+
+The wrapping lives in `actloop.integrations.langchain`, a higher layer; it is looked up by name
+when a LangChain object shows up, so nothing here imports it (and `langchain_core` is never
+imported unless the caller already passed one of its objects).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["adopt", "is_langchain"]
+
+
+def is_langchain(thing: object) -> bool:
+    """True for an instance of a LangChain class (its module is `langchain_core...`)."""
+    return type(thing).__module__.startswith(("langchain_core.", "langchain_"))
+
+
+def adopt(thing: Any) -> Any:
+    """`thing` as an actloop object when it is a LangChain chat model or tool, else unchanged."""
+    if not is_langchain(thing):
+        return thing
+    integration = importlib.import_module("actloop.integrations.langchain")
+    try:
+        return integration.from_langchain(thing)
+    except TypeError:
+        return thing
