@@ -42,7 +42,7 @@ from actloop.executor import (
     RunInfo,
     RunnableAgent,
     RunnableMultiActionAgent,
-    TokenBudget,
+    TokenBudgetTrim,
 )
 from actloop.format_scratchpad import (
     format_log_to_messages,
@@ -113,11 +113,11 @@ from actloop.tools import (
     InvalidTool,
     StructuredTool,
     Tool,
+    ToolCategories,
     convert_to_openai_tool,
     render_text_description,
     render_text_description_and_args,
     tool,
-    tool_catalog,
 )
 
 if TYPE_CHECKING:  # the lazy names below, for type checkers
@@ -333,8 +333,9 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "StructuredTool",
     "SystemMessage",
     "SystemMessagePromptTemplate",
-    "TokenBudget",
+    "TokenBudgetTrim",
     "Tool",
+    "ToolCategories",
     "ToolAgentAction",
     "ToolCall",
     "ToolException",
@@ -375,5 +376,4 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "render_text_description_and_args",
     "run_in_executor",
     "tool",
-    "tool_catalog",
 ]

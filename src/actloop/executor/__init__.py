@@ -9,7 +9,7 @@ from actloop.executor._agent_executor import (
     RunnableMultiActionAgent,
 )
 from actloop.executor._chain_api import RUN_KEY, RunInfo
-from actloop.executor.trim import TokenBudget
+from actloop.executor.trim import TokenBudgetTrim
 
 __all__ = [
     "RUN_KEY",
@@ -20,5 +20,5 @@ __all__ = [
     "RunInfo",
     "RunnableAgent",
     "RunnableMultiActionAgent",
-    "TokenBudget",
+    "TokenBudgetTrim",
 ]

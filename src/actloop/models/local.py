@@ -206,6 +206,17 @@ class LocalChatModel(BaseChatModel):
             chunk_position="last",
         )
 
+    def get_token_ids(self, text: str) -> list[int]:
+        """The ids of `text` in this model's own tokenizer (llama.cpp's, no BOS token)."""
+        llm = _load(self.model_path, self.n_ctx, self.n_threads)
+        with self._lock:
+            return list(llm.tokenize(text.encode(), add_bos=False))
+
+    def get_num_tokens(self, text: str) -> int:
+        """How many tokens `text` is for this model (langchain-core's name; `TokenBudgetTrim`
+        counts with it)."""
+        return len(self.get_token_ids(text))
+
 
 _ANY_CHAR = 'char ::= [^"\\\\]'
 _TEXT_CHAR = 'char ::= [^"\\\\\\x00-\\x1F]'

@@ -15,6 +15,7 @@ from actloop.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForL
 from actloop.llms import BaseLLM
 from actloop.models import _openai_wire as wire
 from actloop.models._errors import ModelAPIError
+from actloop.models._secret import scrub
 from actloop.models.openai import (
     _NO_KEY,  # pyright: ignore[reportPrivateUsage]
     _api_key,  # pyright: ignore[reportPrivateUsage]
@@ -99,7 +100,12 @@ class OpenAI(BaseLLM):
         return request
 
     def _error(self, exc: Exception) -> ModelAPIError:
-        return wire.api_error(exc, self.max_retries, self.api_key.get_secret_value())
+        """Our error for an SDK exception; the key is masked out of both (as in `ChatOpenAI`)."""
+        secret = self.api_key.get_secret_value()
+        scrub(exc, secret)
+        error = wire.api_error(exc, self.max_retries)
+        scrub(error, secret)
+        return error
 
     @staticmethod
     def _generation(choice: Any) -> Generation:

@@ -10,7 +10,7 @@ from actloop.tools._agent_tools import ExceptionTool, InvalidTool
 from actloop.tools._base import ArgsSchema, BaseTool
 from actloop.tools._openai import convert_to_openai_function, convert_to_openai_tool
 from actloop.tools._structured import StructuredTool, Tool, tool
-from actloop.tools.catalog import tool_catalog
+from actloop.tools.categories import ToolCategories
 from actloop.tools.render import render_text_description, render_text_description_and_args
 
 __all__ = [
@@ -20,11 +20,11 @@ __all__ = [
     "InvalidTool",
     "StructuredTool",
     "Tool",
+    "ToolCategories",
     "ToolException",
     "convert_to_openai_function",
     "convert_to_openai_tool",
     "render_text_description",
     "render_text_description_and_args",
     "tool",
-    "tool_catalog",
 ]
