@@ -16,9 +16,18 @@ from actloop.executor._loop import ToolCall
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-__all__ = ["Deadline", "Fatal", "collect", "run_window", "wait_one", "within"]
+__all__ = ["Deadline", "Fatal", "collect", "run_window", "stop_if_halted", "wait_one", "within"]
 
 Calls = list[ToolCall]
+
+
+def stop_if_halted() -> None:
+    """Raise KeyboardInterrupt in a `batch` run whose caller was interrupted: it starts no new
+    step or tool (`actloop.runnables._workers.run_batch`)."""
+    from actloop.runnables._workers import halted
+
+    if halted():
+        raise KeyboardInterrupt("the batch this run belongs to was interrupted")
 
 
 class Deadline(Exception):

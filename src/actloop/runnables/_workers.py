@@ -187,3 +187,45 @@ def _settle(waiter: asyncio.Future[T], done: Future[T]) -> None:
         waiter.set_exception(error)
     else:
         waiter.set_exception(exc)
+
+
+_halt: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
+    "actloop_halt", default=None
+)
+
+
+def halted() -> bool:
+    """True inside a `batch` item whose caller was interrupted (Ctrl-C): start nothing new."""
+    event = _halt.get()
+    return event is not None and event.is_set()
+
+
+def run_batch(fn: Callable[[T], Any], items: list[T], limit: int) -> list[Any]:
+    """`fn(item)` for each item on daemon workers, at most `limit` at once; results in order.
+
+    An `Exception` waits for the calls already running (as a thread pool would), then raises the
+    first in item order. An interrupt (Ctrl-C, SystemExit) reaches the caller at once: calls not
+    started never start, and running ones see `halted()` and start no new step or tool.
+    """
+    import concurrent.futures
+
+    event = threading.Event()
+    token = _halt.set(event)
+    futures: list[Future[Any]] = []
+    try:
+        running: set[Future[Any]] = set()
+        for item in items:
+            while len(running) >= limit:
+                _, running = concurrent.futures.wait(
+                    running, return_when=concurrent.futures.FIRST_COMPLETED
+                )
+            futures.append(submit(fn, item))
+            running.add(futures[-1])
+        concurrent.futures.wait(futures)
+    except BaseException:
+        event.set()
+        abandon(futures)
+        raise
+    finally:
+        _halt.reset(token)
+    return [f.result() for f in futures]
