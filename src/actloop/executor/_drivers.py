@@ -206,6 +206,7 @@ class AsyncDriver(_DriverBase):
         """Carry out effects until the run is done, yielding its events."""
         core = self.core
         while True:
+            stop_if_halted()
             effect = core.next()
             if type(effect) is Plan:
                 await self._plan(effect)
@@ -263,6 +264,7 @@ class AsyncDriver(_DriverBase):
             found, ticket = hooks.before_call(index, call)
             if found:
                 return ticket
+        stop_if_halted()
         if self.run is not None and self.core.fires_action(call, is_async=True):
             await self.run.afire(
                 "on_agent_action", call.action, verbose=self.verbose, color="green"

@@ -22,12 +22,13 @@ Calls = list[ToolCall]
 
 
 def stop_if_halted() -> None:
-    """Raise KeyboardInterrupt in a `batch` run whose caller was interrupted: it starts no new
-    step or tool (`actloop.runnables._workers.run_batch`)."""
+    """Raise KeyboardInterrupt in a run whose worker call was abandoned (an agent used as a tool
+    past its caller's deadline, Ctrl-C or error; a batch item after Ctrl-C): it starts no new step
+    or tool (`actloop.runnables._workers.halted`)."""
     from actloop.runnables._workers import halted
 
     if halted():
-        raise KeyboardInterrupt("the batch this run belongs to was interrupted")
+        raise KeyboardInterrupt("the call running this agent was abandoned; it starts nothing new")
 
 
 class Deadline(Exception):

@@ -331,7 +331,8 @@ class Runnable(Generic[Input, Output]):
         return_exceptions: bool = False,
         **kwargs: Any,
     ) -> list[Output]:
-        """Run on many inputs on daemon workers, at most `max_concurrency` at once; results in order.
+        """Run on many inputs on daemon workers, at most `max_concurrency` at once, results in
+        order.
 
         Ctrl-C reaches the caller at once and the other runs start no new step or tool."""
         configs = _configs_for(config, len(inputs))

@@ -28,12 +28,21 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["abandon", "run_in_worker", "submit", "tracking"]
+__all__ = ["abandon", "halted", "run_batch", "run_in_worker", "submit", "tracking"]
 
 T = TypeVar("T")
 
+
+class _Call(Future[T]):
+    """A worker call's future, with the flag `abandon` sets so the call can see it was given up."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.halt = threading.Event()
+
+
 _tasks: queue.SimpleQueue[
-    tuple[Future[Any], contextvars.Context, Callable[..., Any], tuple[Any, ...]]
+    tuple[_Call[Any], contextvars.Context, Callable[..., Any], tuple[Any, ...]]
 ] = queue.SimpleQueue()
 _lock = threading.Lock()
 _idle = 0
@@ -45,6 +54,10 @@ _backlog = 0
 _written_off: set[Future[Any]] = set()
 """Running calls whose caller stopped waiting: their worker exits once the call returns."""
 _local = threading.local()
+_halt: contextvars.ContextVar[tuple[threading.Event, ...]] = contextvars.ContextVar(
+    "actloop_halt", default=()
+)
+"""The abandon flags of the worker calls the current code runs inside (innermost last)."""
 _tracked: contextvars.ContextVar[list[Future[Any]] | None] = contextvars.ContextVar(
     "actloop_tracked_calls", default=None
 )
@@ -63,7 +76,7 @@ def _worker() -> None:
         future, context, fn, args = _tasks.get()
         if future.set_running_or_notify_cancel():
             try:
-                future.set_result(context.run(fn, *args))
+                future.set_result(context.run(_enter, future.halt, fn, args))
             except BaseException as exc:
                 future.set_exception(exc)
         del context, fn, args
@@ -78,6 +91,12 @@ def _worker() -> None:
         del future
 
 
+def _enter(halt: threading.Event, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    """Run `fn(*args)` in the call's own context, where `halted()` also sees `halt`."""
+    _halt.set((*_halt.get(), halt))
+    return fn(*args)
+
+
 def _start_thread() -> None:
     threading.Thread(target=_worker, name="actloop-worker", daemon=True).start()
 
@@ -89,7 +108,7 @@ def submit(fn: Callable[..., T], *args: Any) -> Future[T]:
     It runs in a copy of the caller's context taken now: ContextVars read as the caller set them.
     """
     global _idle, _started, _backlog
-    future: Future[T] = Future()
+    future: _Call[T] = _Call()
     nested = getattr(_local, "worker", False)
     with _lock:
         start = False
@@ -110,8 +129,14 @@ def abandon(futures: Iterable[Future[Any]]) -> None:
     """The caller stops waiting on these calls: the ones not started never start, and each
     running one frees its place in the bound (its worker exits when the call returns).
 
-    Queued calls are cancelled first, so a replacement worker never picks one of them up."""
+    Queued calls are cancelled first, so a replacement worker never picks one of them up. Each
+    call's `halted()` turns true, so an agent running inside it (an agent used as a tool, a batch
+    item) starts no new step or tool."""
     global _started, _backlog
+    futures = list(futures)
+    for future in futures:
+        if isinstance(future, _Call) and not future.done():
+            future.halt.set()
     running = [f for f in futures if not f.done() and not f.cancel()]
     replacements = 0
     with _lock:
@@ -189,15 +214,10 @@ def _settle(waiter: asyncio.Future[T], done: Future[T]) -> None:
         waiter.set_exception(exc)
 
 
-_halt: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
-    "actloop_halt", default=None
-)
-
-
 def halted() -> bool:
-    """True inside a `batch` item whose caller was interrupted (Ctrl-C): start nothing new."""
-    event = _halt.get()
-    return event is not None and event.is_set()
+    """True inside a worker call that its caller abandoned (deadline, Ctrl-C, a sibling's error),
+    or inside anything that call started: an agent running there should start nothing new."""
+    return any(event.is_set() for event in _halt.get())
 
 
 def run_batch(fn: Callable[[T], Any], items: list[T], limit: int) -> list[Any]:
@@ -205,12 +225,10 @@ def run_batch(fn: Callable[[T], Any], items: list[T], limit: int) -> list[Any]:
 
     An `Exception` waits for the calls already running (as a thread pool would), then raises the
     first in item order. An interrupt (Ctrl-C, SystemExit) reaches the caller at once: calls not
-    started never start, and running ones see `halted()` and start no new step or tool.
+    started never start, and running ones are abandoned (`halted()` turns true in them).
     """
     import concurrent.futures
 
-    event = threading.Event()
-    token = _halt.set(event)
     futures: list[Future[Any]] = []
     try:
         running: set[Future[Any]] = set()
@@ -223,9 +241,6 @@ def run_batch(fn: Callable[[T], Any], items: list[T], limit: int) -> list[Any]:
             running.add(futures[-1])
         concurrent.futures.wait(futures)
     except BaseException:
-        event.set()
         abandon(futures)
         raise
-    finally:
-        _halt.reset(token)
     return [f.result() for f in futures]
