@@ -13,6 +13,10 @@ Two rules keep the bound (`MAX_WORKERS`) from ever causing a hang:
 - a caller that stops waiting (deadline, Ctrl-C, a sibling's error) calls `abandon`: calls not
   started yet are cancelled and never start, and a running call's worker stops counting against
   the bound (a replacement may start), so hung calls cannot starve later runs.
+
+`abandon` also raises the call's halt flag: code running inside the call (and inside calls it
+submits) sees `halted()` turn true, so an agent used as a tool or a batch item whose caller gave
+up starts no new step or tool.
 """
 
 from __future__ import annotations
