@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from actloop.exceptions import OutputParserException
 from actloop.executor._loop import Act, ActTimeout, Done, Event, LoopCore, Plan, Stop, ToolCall
-from actloop.executor._waits import Deadline, Fatal, collect, run_window, wait_one, within
+from actloop.executor._waits import (
+    Deadline,
+    Fatal,
+    collect,
+    run_window,
+    stop_if_halted,
+    wait_one,
+    within,
+)
 from actloop.runnables._config import RunnableConfig
 
 if TYPE_CHECKING:
@@ -100,6 +108,7 @@ class SyncDriver(_DriverBase):
         """Carry out effects until the run is done, yielding its events."""
         core = self.core
         while True:
+            stop_if_halted()
             effect = core.next()
             if type(effect) is Plan:
                 self._plan(effect)
@@ -155,6 +164,7 @@ class SyncDriver(_DriverBase):
             found, ticket = hooks.before_call(index, call)
             if found:
                 return ticket
+        stop_if_halted()
         if self.run is not None and self.core.fires_action(call, is_async=False):
             self.run.fire("on_agent_action", call.action, color="green")
         observation = call.tool.run(call.tool_input, **self._tool_kwargs(call))
@@ -196,6 +206,7 @@ class AsyncDriver(_DriverBase):
         """Carry out effects until the run is done, yielding its events."""
         core = self.core
         while True:
+            stop_if_halted()
             effect = core.next()
             if type(effect) is Plan:
                 await self._plan(effect)
@@ -253,6 +264,7 @@ class AsyncDriver(_DriverBase):
             found, ticket = hooks.before_call(index, call)
             if found:
                 return ticket
+        stop_if_halted()
         if self.run is not None and self.core.fires_action(call, is_async=True):
             await self.run.afire(
                 "on_agent_action", call.action, verbose=self.verbose, color="green"

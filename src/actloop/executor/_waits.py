@@ -16,9 +16,19 @@ from actloop.executor._loop import ToolCall
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-__all__ = ["Deadline", "Fatal", "collect", "run_window", "wait_one", "within"]
+__all__ = ["Deadline", "Fatal", "collect", "run_window", "stop_if_halted", "wait_one", "within"]
 
 Calls = list[ToolCall]
+
+
+def stop_if_halted() -> None:
+    """Raise KeyboardInterrupt in a run whose worker call was abandoned (an agent used as a tool
+    past its caller's deadline, Ctrl-C or error; a batch item after Ctrl-C): it starts no new step
+    or tool (`actloop.runnables._workers.halted`)."""
+    from actloop.runnables._workers import halted
+
+    if halted():
+        raise KeyboardInterrupt("the call running this agent was abandoned; it starts nothing new")
 
 
 class Deadline(Exception):

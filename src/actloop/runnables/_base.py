@@ -362,7 +362,10 @@ class Runnable(Generic[Input, Output]):
         return_exceptions: bool = False,
         **kwargs: Any,
     ) -> list[Output]:
-        """Run on many inputs in a thread pool bounded by `max_concurrency`; results in order."""
+        """Run on many inputs on daemon workers, at most `max_concurrency` at once, results in
+        order.
+
+        Ctrl-C reaches the caller at once and the other runs start no new step or tool."""
         configs = _configs_for(config, len(inputs))
         if not inputs:
             return []
@@ -377,11 +380,10 @@ class Runnable(Generic[Input, Output]):
 
         if len(inputs) == 1:
             return [one((inputs[0], configs[0]))]
-        from concurrent.futures import ThreadPoolExecutor
+        from actloop.runnables._workers import run_batch
 
         workers = configs[0].get("max_concurrency") or min(len(inputs), 32)
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(one, zip(inputs, configs, strict=True)))
+        return run_batch(one, list(zip(inputs, configs, strict=True)), workers)
 
     async def abatch(
         self,

@@ -13,6 +13,10 @@ Two rules keep the bound (`MAX_WORKERS`) from ever causing a hang:
 - a caller that stops waiting (deadline, Ctrl-C, a sibling's error) calls `abandon`: calls not
   started yet are cancelled and never start, and a running call's worker stops counting against
   the bound (a replacement may start), so hung calls cannot starve later runs.
+
+`abandon` also raises the call's halt flag: code running inside the call (and inside calls it
+submits) sees `halted()` turn true, so an agent used as a tool or a batch item whose caller gave
+up starts no new step or tool.
 """
 
 from __future__ import annotations
@@ -28,12 +32,21 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["abandon", "run_in_worker", "submit", "tracking"]
+__all__ = ["abandon", "halted", "run_batch", "run_in_worker", "submit", "tracking"]
 
 T = TypeVar("T")
 
+
+class _Call(Future[T]):
+    """A worker call's future, with the flag `abandon` sets so the call can see it was given up."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.halt = threading.Event()
+
+
 _tasks: queue.SimpleQueue[
-    tuple[Future[Any], contextvars.Context, Callable[..., Any], tuple[Any, ...]]
+    tuple[_Call[Any], contextvars.Context, Callable[..., Any], tuple[Any, ...]]
 ] = queue.SimpleQueue()
 _lock = threading.Lock()
 _idle = 0
@@ -45,6 +58,10 @@ _backlog = 0
 _written_off: set[Future[Any]] = set()
 """Running calls whose caller stopped waiting: their worker exits once the call returns."""
 _local = threading.local()
+_halt: contextvars.ContextVar[tuple[threading.Event, ...]] = contextvars.ContextVar(
+    "actloop_halt", default=()
+)
+"""The abandon flags of the worker calls the current code runs inside (innermost last)."""
 _tracked: contextvars.ContextVar[list[Future[Any]] | None] = contextvars.ContextVar(
     "actloop_tracked_calls", default=None
 )
@@ -63,7 +80,7 @@ def _worker() -> None:
         future, context, fn, args = _tasks.get()
         if future.set_running_or_notify_cancel():
             try:
-                future.set_result(context.run(fn, *args))
+                future.set_result(context.run(_enter, future.halt, fn, args))
             except BaseException as exc:
                 future.set_exception(exc)
         del context, fn, args
@@ -78,6 +95,12 @@ def _worker() -> None:
         del future
 
 
+def _enter(halt: threading.Event, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    """Run `fn(*args)` in the call's own context, where `halted()` also sees `halt`."""
+    _halt.set((*_halt.get(), halt))
+    return fn(*args)
+
+
 def _start_thread() -> None:
     threading.Thread(target=_worker, name="actloop-worker", daemon=True).start()
 
@@ -89,7 +112,7 @@ def submit(fn: Callable[..., T], *args: Any) -> Future[T]:
     It runs in a copy of the caller's context taken now: ContextVars read as the caller set them.
     """
     global _idle, _started, _backlog
-    future: Future[T] = Future()
+    future: _Call[T] = _Call()
     nested = getattr(_local, "worker", False)
     with _lock:
         start = False
@@ -110,8 +133,14 @@ def abandon(futures: Iterable[Future[Any]]) -> None:
     """The caller stops waiting on these calls: the ones not started never start, and each
     running one frees its place in the bound (its worker exits when the call returns).
 
-    Queued calls are cancelled first, so a replacement worker never picks one of them up."""
+    Queued calls are cancelled first, so a replacement worker never picks one of them up. Each
+    call's `halted()` turns true, so an agent running inside it (an agent used as a tool, a batch
+    item) starts no new step or tool."""
     global _started, _backlog
+    futures = list(futures)
+    for future in futures:
+        if isinstance(future, _Call) and not future.done():
+            future.halt.set()
     running = [f for f in futures if not f.done() and not f.cancel()]
     replacements = 0
     with _lock:
@@ -187,3 +216,35 @@ def _settle(waiter: asyncio.Future[T], done: Future[T]) -> None:
         waiter.set_exception(error)
     else:
         waiter.set_exception(exc)
+
+
+def halted() -> bool:
+    """True inside a worker call that its caller abandoned (deadline, Ctrl-C, a sibling's error),
+    or inside anything that call started: an agent running there should start nothing new."""
+    return any(event.is_set() for event in _halt.get())
+
+
+def run_batch(fn: Callable[[T], Any], items: list[T], limit: int) -> list[Any]:
+    """`fn(item)` for each item on daemon workers, at most `limit` at once; results in order.
+
+    An `Exception` waits for the calls already running (as a thread pool would), then raises the
+    first in item order. An interrupt (Ctrl-C, SystemExit) reaches the caller at once: calls not
+    started never start, and running ones are abandoned (`halted()` turns true in them).
+    """
+    import concurrent.futures
+
+    futures: list[Future[Any]] = []
+    try:
+        running: set[Future[Any]] = set()
+        for item in items:
+            while len(running) >= limit:
+                _, running = concurrent.futures.wait(
+                    running, return_when=concurrent.futures.FIRST_COMPLETED
+                )
+            futures.append(submit(fn, item))
+            running.add(futures[-1])
+        concurrent.futures.wait(futures)
+    except BaseException:
+        abandon(futures)
+        raise
+    return [f.result() for f in futures]
