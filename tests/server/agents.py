@@ -3,7 +3,8 @@
 The model (a `FunctionChatModel`) plays a fixed policy, so concurrent runs never mix: asked
 "add A B" it calls `add` with A and B and then answers "The sum is <result>."; asked "send TEXT"
 it calls `send` (which needs approval) and answers "Sent: <result>"; asked "hostile" it answers
-with HTML that must stay inert; asked "slow N" it calls `nap` N times (0.1 s each).
+with HTML that must stay inert; asked "slow N" it calls `nap` N times (0.1 s each); asked
+"flaky TEXT" it calls `flaky`, which raises while $ACTLOOP_TEST_FAIL names an existing file.
 """
 
 from __future__ import annotations
@@ -41,6 +42,15 @@ def nap(seconds: float) -> str:
     return "rested"
 
 
+@tool
+def flaky(text: str) -> str:
+    """Fail while the file named by $ACTLOOP_TEST_FAIL exists (a run that fails, then resumes)."""
+    flag = os.environ.get("ACTLOOP_TEST_FAIL")
+    if flag and Path(flag).exists():
+        raise RuntimeError("the flaky service is down")
+    return f"echo {text}"
+
+
 @tool(requires_approval=True)
 def send(text: str) -> str:
     """Send a message (needs a person's approval)."""
@@ -72,6 +82,10 @@ def policy(messages: list[BaseMessage]) -> AIMessage | str:
         if len(results) < int(words[1]):
             return _call("nap", {"seconds": 0.1}, len(results))
         return f"Napped {len(results)} times."
+    if words[0] == "flaky":
+        if not results:
+            return _call("flaky", {"text": " ".join(words[1:])}, 0)
+        return f"Flaky said: {results[-1]}"
     if words[0] == "hostile":
         return f"Here: {HOSTILE}"
     return "I can only add, send, nap or be hostile."
@@ -86,6 +100,6 @@ def make_executor(checkpointer: Any = None) -> AgentExecutor:
         [("system", "Be brief."), ("human", "{input}"), ("placeholder", "{agent_scratchpad}")]
     )
     model = FunctionChatModel(policy)
-    tools = [add, nap, send]
+    tools = [add, nap, send, flaky]
     agent = create_tool_calling_agent(model, tools, prompt)
     return AgentExecutor(agent=agent, tools=tools, checkpointer=checkpointer, max_iterations=12)

@@ -109,7 +109,9 @@ def test_schemas_and_raw_wire_shapes(serve: Serve) -> None:
         reply = client.post("/agent/invoke", json={"input": {"input": "add 3 4"}}).json()
         assert reply["output"] == {"input": "add 3 4", "output": "The sum is 7."}
         assert reply["metadata"]["feedback_tokens"] == []
-        with client.stream("POST", "/agent/stream", json={"input": {"input": "add 1 2"}}) as response:
+        with client.stream(
+            "POST", "/agent/stream", json={"input": {"input": "add 1 2"}}
+        ) as response:
             assert response.headers["content-type"].startswith("text/event-stream")
             names = [line for line in response.iter_lines() if line.startswith("event:")]
         assert names == [

@@ -159,8 +159,9 @@ def _check_ids(decisions: dict[str, Any], waiting: set[str]) -> None:
     """422 before the run starts when a decision names a call that is not waiting."""
     for key in ("approve", "reject", "edit"):
         value = decisions[key]
+        if not isinstance(value, (list, dict)):
+            continue
         ids = [str(v) for v in cast("list[Any] | dict[Any, Any]", value)]
-        ids = ids if isinstance(value, (list, dict)) else []
         unknown = sorted(set(ids) - waiting)
         if unknown:
             raise HttpError(
