@@ -7,7 +7,10 @@ with a one-line reason, never a traceback (Starlette runs with `debug=False`).
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import functools
+import hashlib
 import hmac
 import importlib
 from collections.abc import AsyncGenerator, Sequence
@@ -35,13 +38,23 @@ if TYPE_CHECKING:
 
 __all__ = ["create_app", "load_executor"]
 
-_STATIC = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8"}
-_PAGE_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self' "
-    "'unsafe-inline'; img-src 'none'; connect-src 'self'; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Cache-Control": "no-store",
-}
+_SCRIPT_TAG = '<script src="app.js"></script>'
+
+
+@functools.cache
+def _page() -> tuple[str, str]:
+    """The page with its script inlined, and the CSP allowing exactly that script (by hash), so
+    the one request the browser makes on its own (`GET /`) is all that needs `?token=`."""
+    static = resources.files("actloop.server").joinpath("static")
+    script = static.joinpath("app.js").read_text("utf-8")
+    html = static.joinpath("index.html").read_text("utf-8")
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    csp = (
+        f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; "
+        "connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    )
+    return html.replace(_SCRIPT_TAG, f"<script>{script}</script>"), csp
 
 
 def load_executor(spec: str) -> AgentExecutor:
@@ -105,12 +118,15 @@ async def health(request: Request) -> Response:
 
 
 async def page(request: Request) -> Response:
-    """`GET /` and `GET /static/...`: the page, shipped as package data."""
-    name = request.path_params.get("name", "index.html")
-    if name not in _STATIC:
-        raise HttpError(404, "no such file")
-    text = resources.files("actloop.server").joinpath("static").joinpath(name).read_text("utf-8")
-    return Response(text, media_type=_STATIC[name], headers=_PAGE_HEADERS)
+    """`GET /`: the page (HTML and its script, shipped as package data; nothing external)."""
+    html, csp = _page()
+    headers = {
+        "Content-Security-Policy": csp,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cache-Control": "no-store",
+    }
+    return Response(html, media_type="text/html; charset=utf-8", headers=headers)
 
 
 async def openapi_document(request: Request) -> Response:
@@ -153,7 +169,6 @@ def create_app(
 
     routes: list[Any] = [
         Route("/", page, methods=["GET"]),
-        Route("/static/{name}", page, methods=["GET"]),
         Route("/health", health, methods=["GET"]),
         Route("/openapi.json", openapi_document, methods=["GET"]),
         Mount("/agent", routes=agent_routes()),

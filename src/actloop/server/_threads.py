@@ -19,7 +19,7 @@ from starlette.routing import Route
 from actloop.agents import AgentAction, AgentFinish
 from actloop.checkpoint import BaseCheckpointer, JournalEntry, RunRecord
 from actloop.exceptions import CheckpointError, OutputParserException
-from actloop.executor._durable import resume_request
+from actloop.executor._durable import PAUSED_KEY, resume_request
 from actloop.executor._journal import call_id, decode_plan
 from actloop.serialization import loads
 from actloop.server._http import HttpError, event_stream, one_line, read_json
@@ -115,10 +115,18 @@ def _tokens_and_chunks(
                 text = getattr(event["data"].get("chunk"), "text", "")
                 if text:
                     yield {"token": text}
-            elif kind == "on_chain_stream" and not event.get("parent_ids"):
+            elif event.get("parent_ids"):
+                continue
+            elif kind == "on_chain_stream" and not _final(event["data"]["chunk"]):
                 yield event["data"]["chunk"]
+            elif kind == "on_chain_end":
+                yield event["data"]["output"]  # the final chunk (its stream event may be late)
 
     return source
+
+
+def _final(chunk: Any) -> bool:
+    return isinstance(chunk, dict) and ("output" in chunk or PAUSED_KEY in chunk)
 
 
 def _start(request: Request, thread_id: str, inputs: Any, config: RunnableConfig) -> Response:
