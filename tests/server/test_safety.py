@@ -135,7 +135,7 @@ def test_a_client_leaving_mid_stream_neither_stops_nor_leaks_the_run(
     log = tmp_path / "naps.log"
     monkeypatch.setenv("ACTLOOP_TEST_LOG", str(log))
     url = serve(create_app(make_executor()))
-    with httpx.stream("POST", f"{url}/agent/stream", json={"input": {"input": "slow 5"}}) as s:
+    with httpx.stream("POST", f"{url}/agent/stream", json={"input": {"input": "slow 10"}}) as s:
         lines = s.iter_lines()
         while not next(lines).startswith("event: data"):
             pass  # the first chunk (the first nap's action) arrived; now leave
@@ -144,5 +144,5 @@ def test_a_client_leaving_mid_stream_neither_stops_nor_leaks_the_run(
     while httpx.get(f"{url}/health").json()["active_runs"] and time.monotonic() < deadline:
         time.sleep(0.05)
     assert httpx.get(f"{url}/health").json() == {"status": "ok", "active_runs": 0}
-    assert log.read_text() == "nap done\n" * 5
+    assert log.read_text() == "nap done\n" * 10
     assert os.environ["ACTLOOP_TEST_LOG"] == str(log)

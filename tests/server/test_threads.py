@@ -238,3 +238,18 @@ def test_openapi_describes_the_routes(client: httpx.Client) -> None:
         "/threads/{thread_id}/events",
         "/threads/{thread_id}/resume",
     ]
+
+
+def test_a_durable_langserve_stream_left_midway_can_be_followed_again(
+    client: httpx.Client,
+) -> None:
+    body = {"input": {"input": "slow 3"}, "config": {"configurable": {"thread_id": "d1"}}}
+    with client.stream("POST", "/agent/stream", json=body) as response:
+        for line in response.iter_lines():
+            if line.startswith("event: data"):
+                break  # leave after the first chunk
+    evs = events(client, "d1")
+    assert kinds(evs) == ["actions", "steps"] * 3 + ["output", "end"]
+    assert evs[-2][2]["output"] == "Napped 3 times."
+    state = wait_status(client, "d1", "finished")
+    assert [s["observation"] for s in state["steps"]] == ["rested"] * 3

@@ -127,6 +127,9 @@ async def stream(request: Request) -> Response:
     inputs = prepare(executor, body.get("input"))
     config = client_config(executor, body.get("config"))
     thread = (config.get("configurable") or {}).get("thread_id")
+    running = request.app.state.hub.thread_log(thread) if thread else None
+    if running is not None and running.live:
+        raise HttpError(409, f"thread {thread!r} has a run going on")
     event_log = request.app.state.hub.start(lambda: executor.astream(inputs, config), thread)
     first = sse("metadata", json.dumps({"run_id": str(uuid.uuid4())}))
     return event_stream(event_log, start=len(event_log.events), first=first)
