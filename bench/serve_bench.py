@@ -5,9 +5,11 @@ Each server runs in its own process (uvicorn, one worker) and serves a tool-call
 scripted chat model answers after `--latency` seconds (asyncio.sleep): run i asks about `run-i`,
 the model calls `lookup(key="run-i")`, then answers with the tool's result, so every output names
 its input. One client process starts `--runs` streaming requests (`POST /agent/stream`) at once and
-records, per run, the time to the first `data` event and the final output. It reports throughput
-(runs per second of wall time), p50/p99 time to first event, and how many runs ended with exactly
-their own answer. It measures and reports; it asserts nothing.
+records, per run, the time to the first `data` event (from the moment all requests are launched, so
+it includes queueing) and the final output. It reports throughput (runs per second of wall time),
+p50/p99 time to first event, how many runs ended with exactly their own answer, and the CPU seconds
+of the server process and of the client (the client's share is large: one httpx process parsing
+every stream). It measures and reports; it asserts nothing.
 
 Run with the repository's dev venv (it has langserve, fastapi, sse-starlette, langchain-classic):
 `.venv/bin/python bench/serve_bench.py --runs 1000 --latency 0.05`.
@@ -19,6 +21,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -208,10 +211,18 @@ def measure(lib: str, runs: int, latency: float) -> dict[str, Any]:
             if time.monotonic() > deadline or proc.poll() is not None:
                 raise RuntimeError(f"{lib} server did not start")
             time.sleep(0.1)
-        return {"lib": lib, **asyncio.run(drive(url, runs))}
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        row = {"lib": lib, **asyncio.run(drive(url, runs))}
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        row["client_cpu_s"] = round(
+            after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1
+        )
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        _, _, usage = os.wait4(proc.pid, 0)
+        proc.returncode = 0
+    row["server_cpu_s"] = round(usage.ru_utime + usage.ru_stime, 1)  # startup included
+    return row
 
 
 def main() -> None:
