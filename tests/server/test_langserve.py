@@ -25,6 +25,11 @@ def test_invoke_returns_the_answer(serve: Serve) -> None:
     assert agent.invoke({"input": "add 2 3"}) == {"input": "add 2 3", "output": "The sum is 5."}
 
 
+def test_invoke_with_a_bare_question(serve: Serve) -> None:
+    _, agent = remote(serve)
+    assert agent.invoke("add 4 4") == {"input": "add 4 4", "output": "The sum is 8."}
+
+
 def test_batch_keeps_the_order_of_inputs(serve: Serve) -> None:
     _, agent = remote(serve)
     outputs = agent.batch([{"input": f"add {i} 100"} for i in range(5)])

@@ -59,9 +59,11 @@ def test_malformed_requests_get_a_one_line_reason(
     assert (response.status_code, response.json()) == (status, {"error": reason})
 
 
-def test_a_bare_string_for_an_agent_without_input_keys_is_a_422(serve: Serve) -> None:
+def test_a_bare_string_is_the_input_and_a_list_is_a_422(serve: Serve) -> None:
     url = serve(create_app(make_executor()))
-    response = httpx.post(f"{url}/agent/invoke", json={"input": "add 1 2"})
+    ok = httpx.post(f"{url}/agent/invoke", json={"input": "add 1 2"})
+    assert ok.json()["output"] == {"input": "add 1 2", "output": "The sum is 3."}
+    response = httpx.post(f"{url}/agent/invoke", json={"input": ["add 1 2"]})
     assert response.status_code == 422
     assert response.json()["error"].startswith("bad input: A single string input was passed in")
     assert "\n" not in response.json()["error"]

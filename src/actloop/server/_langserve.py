@@ -67,9 +67,12 @@ def check_thread_id(value: Any) -> str:
 
 
 def prepare(executor: AgentExecutor, value: Any) -> dict[str, Any]:
-    """The run's inputs from a client's `input`; 422 with the reason when they do not fit."""
+    """The run's inputs from a client's `input` (a bare string is `{"input": it}` for an agent
+    that declares no input keys); 422 with the reason when they do not fit."""
     if value is None:
         raise HttpError(422, "missing 'input'")
+    if isinstance(value, str) and not executor.input_keys:
+        value = {"input": value}  # agents built on a Runnable declare no keys; prompts use {input}
     try:
         return executor.prep_inputs(value)
     except (ValueError, TypeError, KeyError) as exc:
