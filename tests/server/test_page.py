@@ -38,7 +38,10 @@ def ensure_chromium() -> None:
     apt = shutil.which("apt-get")
     assert apt, "chromium is missing and apt-get is not available to install it"
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run([apt, "install", "-y", "-q", "chromium"], check=True, env=env, timeout=1200)
+    install = [apt, "install", "-y", "-q", "chromium"]
+    if subprocess.run(install, env=env, timeout=1200).returncode != 0:  # stale package lists
+        subprocess.run([apt, "update", "-q"], check=True, env=env, timeout=600)
+        subprocess.run(install, check=True, env=env, timeout=1200)
 
 
 @pytest.fixture(scope="module")
