@@ -74,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     runs.add_argument("--approve", nargs="*", default=None, help="call ids to run (resume)")
     runs.add_argument("--reject", nargs="*", default=None, help="call ids to reject (resume)")
     runs.set_defaults(db="actloop-runs.sqlite")
+    from actloop.cli._serve import add_serve_parser
+
+    add_serve_parser(sub, shared)
     return parser
 
 
@@ -84,6 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from actloop.cli._runs import runs_command
 
         return runs_command(args)
+    if args.command == "serve":
+        from actloop.cli._serve import serve_command
+
+        return serve_command(args)
     return _run(args)
 
 

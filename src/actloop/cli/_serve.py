@@ -1,0 +1,81 @@
+"""`actloop serve`: the agent `actloop run`'s options build, or a `module:attr` executor, over HTTP.
+
+Safe by default: binds 127.0.0.1; any other host needs `--token` (then every route but
+`/health` asks for `Authorization: Bearer TOKEN`); no CORS unless `--cors-origin` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import sys
+from typing import Any
+
+from actloop.exceptions import ConfigurationError
+
+__all__ = ["add_serve_parser", "serve_command"]
+
+
+def add_serve_parser(sub: Any, shared: argparse.ArgumentParser) -> None:
+    """Register `serve` with `run`'s agent options."""
+    serve = sub.add_parser("serve", parents=[shared], help="serve the agent over HTTP")
+    serve.add_argument("--executor", help="MODULE:ATTR of an AgentExecutor or its factory")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--token", help="bearer token (default: $ACTLOOP_TOKEN)")
+    serve.add_argument("--cors-origin", action="append", default=[], help="allowed origin")
+    serve.add_argument("--max-body", type=int, default=1 << 20, help="request size limit")
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _executor(args: argparse.Namespace) -> Any:
+    from actloop.cli._build import build_executor
+
+    checkpointer = None
+    if args.db:
+        from actloop.checkpoint import SqliteCheckpointer
+
+        checkpointer = SqliteCheckpointer(args.db)
+    if not args.executor:
+        return build_executor(args, checkpointer)
+    from actloop.server import load_executor
+
+    executor = load_executor(args.executor)
+    if checkpointer is not None and executor.checkpointer is None:
+        executor.checkpointer = checkpointer
+    return executor
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    """Build the app and run uvicorn until interrupted; 2 for a configuration error."""
+    token = args.token or os.environ.get("ACTLOOP_TOKEN")
+    if not _is_loopback(args.host) and not token:
+        print(f"actloop: error: binding {args.host} needs --token", file=sys.stderr)
+        return 2
+    if sys.path[0] != "":
+        sys.path.insert(0, "")  # `--executor app:make` finds modules in the current folder
+    try:
+        import uvicorn
+
+        from actloop.server import create_app
+    except ImportError:
+        print("actloop: error: serving needs the extra: pip install 'actloop[server]'")
+        return 2
+    try:
+        executor = _executor(args)
+    except ConfigurationError as exc:
+        print(f"actloop: error: {exc}", file=sys.stderr)
+        return 2
+    app = create_app(executor, token=token, cors_origins=args.cors_origin, max_body=args.max_body)
+    print(f"actloop: serving on http://{args.host}:{args.port}/", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", server_header=False)
+    return 0

@@ -1,0 +1,206 @@
+"""The Starlette app of `actloop serve`: LangServe's routes, threads, the page, and the guards.
+
+Guards: a bearer token (when set) on every route but `/health`, compared in constant time; a
+request size limit; no CORS unless origins are given; every error a JSON `{"error": reason}`
+with a one-line reason, never a traceback (Starlette runs with `debug=False`).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import functools
+import hashlib
+import hmac
+import importlib
+from collections.abc import AsyncGenerator, Sequence
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from actloop.exceptions import ConfigurationError
+from actloop.server._http import MAX_BODY, HttpError
+from actloop.server._hub import RunHub
+from actloop.server._langserve import agent_routes
+from actloop.server._openapi import openapi
+from actloop.server._threads import thread_routes
+
+if TYPE_CHECKING:
+    from actloop.executor import AgentExecutor
+
+__all__ = ["create_app", "load_executor"]
+
+_SCRIPT_TAG = '<script src="app.js"></script>'
+
+
+@functools.cache
+def _page() -> tuple[str, str]:
+    """The page with its script inlined, and the CSP allowing exactly that script (by hash), so
+    the one request the browser makes on its own (`GET /`) is all that needs `?token=`."""
+    static = resources.files("actloop.server").joinpath("static")
+    script = static.joinpath("app.js").read_text("utf-8")
+    html = static.joinpath("index.html").read_text("utf-8")
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    csp = (
+        f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; "
+        "connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    )
+    return html.replace(_SCRIPT_TAG, f"<script>{script}</script>"), csp
+
+
+def load_executor(spec: str) -> AgentExecutor:
+    """The executor named `module:attr`: an AgentExecutor, or a zero-argument factory of one."""
+    from actloop.executor import AgentExecutor
+
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ConfigurationError(f"expected MODULE:ATTR, got {spec!r}")
+    try:
+        target: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            target = getattr(target, part)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigurationError(f"cannot load {spec!r}: {exc}") from None
+    if not isinstance(target, AgentExecutor) and callable(target):
+        target = target()
+    if not isinstance(target, AgentExecutor):
+        raise ConfigurationError(f"{spec!r} is not an AgentExecutor nor a factory of one")
+    return target
+
+
+class BearerAuth:
+    """Asks for `Authorization: Bearer TOKEN` on every route but `/health` (ASGI middleware, so
+    streams pass through untouched). The page may take `?token=` once, for a browser's first
+    load; its script then sends the header."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+        self.token = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] == "/health" or self._allowed(scope):
+            await self.app(scope, receive, send)
+            return
+        response = JSONResponse(
+            {"error": "missing or wrong bearer token"},
+            status_code=401,
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+        await response(scope, receive, send)
+
+    def _allowed(self, scope: Scope) -> bool:
+        headers: list[tuple[bytes, bytes]] = scope["headers"]
+        given = next((v for k, v in headers if k == b"authorization"), b"")
+        if hmac.compare_digest(given, self.expected):
+            return True
+        if scope["path"] == "/" and scope["method"] == "GET":
+            query: bytes = scope.get("query_string", b"")
+            for pair in query.split(b"&"):
+                key, _, value = pair.partition(b"=")
+                if key == b"token" and hmac.compare_digest(value, self.token):
+                    return True
+        return False
+
+
+async def health(request: Request) -> Response:
+    """`GET /health`: liveness, and how many runs are going on (never needs the token)."""
+    return JSONResponse({"status": "ok", "active_runs": request.app.state.hub.active})
+
+
+async def page(request: Request) -> Response:
+    """`GET /`: the page (HTML and its script, shipped as package data; nothing external)."""
+    html, csp = _page()
+    headers = {
+        "Content-Security-Policy": csp,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cache-Control": "no-store",
+    }
+    return Response(html, media_type="text/html; charset=utf-8", headers=headers)
+
+
+async def openapi_document(request: Request) -> Response:
+    """`GET /openapi.json`: the routes this server answers."""
+    durable = request.app.state.executor.checkpointer is not None
+    return JSONResponse(openapi(durable))
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HttpError)
+    return exc.response()
+
+
+async def _starlette_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    reason = {404: "no such route", 405: "method not allowed"}.get(exc.status_code, exc.detail)
+    return JSONResponse({"error": reason}, status_code=exc.status_code)
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    return JSONResponse({"error": "internal server error"}, status_code=500)
+
+
+def create_app(
+    executor: AgentExecutor,
+    *,
+    token: str | None = None,
+    cors_origins: Sequence[str] = (),
+    max_body: int = MAX_BODY,
+    max_batch: int = 100,
+) -> Starlette:
+    """The app serving `executor`: `/agent/*` (LangServe), `/threads*` when it has a
+    checkpointer, `/` (the page), `/health`, `/openapi.json`."""
+    hub = RunHub()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncGenerator[None]:
+        yield
+        await hub.stop()
+
+    routes: list[Any] = [
+        Route("/", page, methods=["GET"]),
+        Route("/health", health, methods=["GET"]),
+        Route("/openapi.json", openapi_document, methods=["GET"]),
+        Mount("/agent", routes=agent_routes()),
+    ]
+    if executor.checkpointer is not None:
+        routes.extend(thread_routes())
+    middleware: list[Middleware] = []
+    if cors_origins:
+        middleware.append(
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(cors_origins),
+                allow_methods=["GET", "POST"],
+                allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
+            )
+        )
+    if token:
+        middleware.append(Middleware(BearerAuth, token=token))
+    handlers: dict[Any, Any] = {
+        HttpError: _http_error,
+        HTTPException: _starlette_error,
+        Exception: _server_error,
+    }
+    app = Starlette(
+        debug=False,
+        routes=routes,
+        middleware=middleware,
+        exception_handlers=handlers,
+        lifespan=lifespan,
+    )
+    app.state.executor = executor
+    app.state.hub = hub
+    app.state.max_body = max_body
+    app.state.max_batch = max_batch
+    return app

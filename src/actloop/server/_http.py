@@ -1,0 +1,96 @@
+"""Request and response helpers shared by the routes: bounded JSON bodies, one-line errors, SSE."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any, TypeVar
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, StreamingResponse
+
+from actloop.exceptions import CheckpointError, ConfigurationError
+from actloop.server._hub import EventLog
+
+__all__ = ["HttpError", "event_stream", "guarded", "one_line", "read_json", "sse"]
+
+T = TypeVar("T")
+log = logging.getLogger("actloop.server")
+
+MAX_BODY = 1 << 20
+"""Default request size limit (1 MiB)."""
+
+
+class HttpError(Exception):
+    """A 4xx answer with a one-line reason; the app turns it into `{"error": reason}`."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+    def response(self) -> JSONResponse:
+        """This error as the JSON response the client gets."""
+        return JSONResponse({"error": self.reason}, status_code=self.status)
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    """The request's body as a JSON object; 413 past the app's size limit, 400 if malformed."""
+    limit: int = request.app.state.max_body
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        raise HttpError(413, f"request body too large (limit {limit} bytes)")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise HttpError(413, f"request body too large (limit {limit} bytes)")
+    try:
+        data = json.loads(body or b"null")
+    except (ValueError, UnicodeDecodeError):
+        raise HttpError(400, "request body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise HttpError(400, "request body must be a JSON object")
+    return data  # pyright: ignore[reportUnknownVariableType]
+
+
+def sse(name: str, data: str, ident: int | None = None) -> str:
+    """One server-sent event; multi-line data is split as the format requires."""
+    head = f"id: {ident}\n" if ident is not None else ""
+    lines = "".join(f"data: {line}\n" for line in data.split("\n"))
+    return f"{head}event: {name}\n{lines}\n"
+
+
+def event_stream(
+    event_log: EventLog, *, start: int = 0, first: str = "", ids: bool = False
+) -> StreamingResponse:
+    """A response following `event_log` from event `start`; `first` is sent before the log."""
+
+    async def body() -> AsyncIterator[str]:
+        if first:
+            yield first
+        async for ident, name, data in event_log.follow(start):
+            yield sse(name, data, ident if ids else None)
+
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return StreamingResponse(body(), media_type="text/event-stream", headers=headers)
+
+
+def one_line(exc: BaseException, width: int = 200) -> str:
+    """The exception's message on one line, cut to `width` characters."""
+    return " ".join(str(exc).split())[:width]
+
+
+async def guarded(awaitable: Awaitable[T]) -> T:
+    """Await a run; its failure becomes a 409/422 with the reason, or a bare 500 (logged here,
+    never sent: a model error's text may hold a server's address or a key)."""
+    try:
+        return await awaitable
+    except CheckpointError as exc:
+        raise HttpError(409, one_line(exc)) from None
+    except ConfigurationError as exc:
+        raise HttpError(422, one_line(exc)) from None
+    except Exception as exc:
+        log.exception("a run failed")
+        raise HttpError(500, f"the run failed ({type(exc).__name__}); see the server log") from None

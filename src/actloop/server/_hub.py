@@ -1,0 +1,130 @@
+"""Runs that outlive their HTTP request: each runs in its own task and logs its events.
+
+A stream response only follows a run's event log, so a client that disconnects stops following
+but never stops the run; another client (or the same one, with `Last-Event-ID`) can follow the
+log again from any event. A finished run's task is dropped, so nothing accumulates but the logs
+of the last `keep` threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from actloop.server._wire import dumps
+
+__all__ = ["ERROR_EVENT", "EventLog", "RunHub"]
+
+log = logging.getLogger("actloop.server")
+
+ERROR_EVENT = '{"status_code":500,"message":"Internal Server Error"}'
+"""What a failed run's stream says: LangServe's event, never the exception's text."""
+
+Event = tuple[int, str, str]
+"""(id, event name, data as JSON text)."""
+
+
+class EventLog:
+    """The events of one thread's runs, in order, with a wake-up for followers."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.live = False
+        self._changed = asyncio.Event()
+
+    def push(self, name: str, data: str) -> None:
+        """Append one event and wake every follower."""
+        self.events.append((len(self.events), name, data))
+        self._wake()
+
+    def close(self) -> None:
+        """Mark the current run as over (its last event was pushed)."""
+        self.live = False
+        self._wake()
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def follow(self, start: int = 0) -> AsyncIterator[Event]:
+        """Every event from id `start` on, waiting for new ones while a run is live."""
+        index = max(start, 0)
+        while True:
+            while index < len(self.events):
+                yield self.events[index]
+                index += 1
+            if not self.live:
+                return
+            await self._changed.wait()
+
+
+class RunHub:
+    """Starts runs as tasks writing to event logs; keeps the logs of the last `keep` threads."""
+
+    def __init__(self, keep: int = 200) -> None:
+        self.keep = keep
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.threads: OrderedDict[str, EventLog] = OrderedDict()
+
+    @property
+    def active(self) -> int:
+        """How many runs are going on."""
+        return len(self.tasks)
+
+    def thread_log(self, thread_id: str) -> EventLog | None:
+        """The event log of `thread_id` in this process, if a run of it was started here."""
+        return self.threads.get(thread_id)
+
+    def start(
+        self,
+        source: Callable[[], AsyncIterator[Any]],
+        thread_id: str | None = None,
+        on_end: Callable[[], None] | None = None,
+    ) -> EventLog:
+        """Run `source()` in a task; each item it yields becomes a `data` event of the log."""
+        event_log = self._log_for(thread_id)
+        event_log.live = True
+        task = asyncio.get_running_loop().create_task(_pump(source, event_log, on_end))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return event_log
+
+    def _log_for(self, thread_id: str | None) -> EventLog:
+        if thread_id is None:
+            return EventLog()
+        event_log = self.threads.pop(thread_id, None) or EventLog()
+        self.threads[thread_id] = event_log
+        while len(self.threads) > self.keep:
+            oldest = next(iter(self.threads))
+            if self.threads[oldest].live:
+                break
+            del self.threads[oldest]
+        return event_log
+
+    async def stop(self) -> None:
+        """Cancel the runs still going (server shutdown) and wait for them."""
+        tasks = list(self.tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _pump(
+    source: Callable[[], AsyncIterator[Any]],
+    event_log: EventLog,
+    on_end: Callable[[], None] | None,
+) -> None:
+    try:
+        async for item in source():
+            event_log.push("data", dumps(item))
+        event_log.push("end", "")
+    except Exception:
+        log.exception("a run failed")
+        event_log.push("error", ERROR_EVENT)
+    finally:
+        event_log.close()
+        if on_end is not None:
+            on_end()

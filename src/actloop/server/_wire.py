@@ -1,0 +1,51 @@
+"""LangServe's wire format: objects as the JSON LangChain's pydantic models dump to.
+
+`langserve.RemoteRunnable` revives a dict with a known `"type"` (`"ai"`, `"AgentAction"`, ...)
+into the LangChain object, so actions, messages and events are sent in exactly that shape: every
+field of the record plus its `type` (an AgentStep carries none, as in LangChain).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, cast
+
+from actloop.agents import AgentStep
+from actloop.messages._record import Record
+
+__all__ = ["dumps", "encode"]
+
+_MAX_DEPTH = 64
+
+
+def encode(value: Any, depth: int = 0) -> Any:
+    """`value` as plain JSON data in LangServe's shape; unknown objects become their `str`."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if depth > _MAX_DEPTH:
+        return str(value)
+    if isinstance(value, Mapping):
+        items = cast(Mapping[Any, Any], value).items()
+        return {str(k): encode(v, depth + 1) for k, v in items}
+    if isinstance(value, (list, tuple)):
+        return [encode(v, depth + 1) for v in value]  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(value, Record):
+        return _record(value, depth)
+    if isinstance(value, BaseException):
+        return f"{type(value).__name__}: {value}"
+    return str(value)
+
+
+def _record(record: Record, depth: int) -> dict[str, Any]:
+    fields: tuple[str, ...] = getattr(record, "_fields", ())
+    data = {name: encode(getattr(record, name, None), depth + 1) for name in fields}
+    kind = getattr(record, "type", None)
+    if isinstance(kind, str) and not isinstance(record, AgentStep):
+        data["type"] = kind
+    return data
+
+
+def dumps(value: Any) -> str:
+    """`encode(value)` as compact JSON text."""
+    return json.dumps(encode(value), ensure_ascii=False, separators=(",", ":"))
