@@ -121,8 +121,8 @@ class SqliteCheckpointer(BaseCheckpointer):
             raise self._corrupt(exc) from exc
         except UnicodeEncodeError as exc:  # sqlite3 binds text as strict UTF-8
             raise CheckpointError(
-                f"cannot save text holding a lone surrogate in {self.path} "
-                f"({exc.object[exc.start : exc.end]!a} is not valid Unicode text)"
+                f"{exc.object[exc.start : exc.end]!a} is a lone surrogate, not valid Unicode text: "
+                f"thread ids and saved text in {self.path} must be valid UTF-8"
             ) from exc
 
     def _corrupt(self, exc: Exception) -> CheckpointError:
