@@ -233,8 +233,7 @@ def test_ctrl_c_during_runs_resume(server: LoopbackServer, tmp_path: Path) -> No
     assert proc.returncode == 130
     assert err == b""
     assert out.decode() == (
-        "interrupted: thread t1 keeps its finished steps; resume it with: "
-        "actloop runs resume t1\n"
+        "interrupted: thread t1 keeps its finished steps; resume it with: actloop runs resume t1\n"
     )
     server.script(message("The answer is 89."))
     done = cli("runs", "resume", "t1", "--db", str(db), *on(server))
@@ -272,7 +271,9 @@ def test_runs_list_and_show_on_a_file_this_user_cannot_write(server: LoopbackSer
         folder.rmdir()
 
 
-def test_runs_unlock_breaks_the_lease_of_a_dead_host(server: LoopbackServer, tmp_path: Path) -> None:
+def test_runs_unlock_breaks_the_lease_of_a_dead_host(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
     db = tmp_path / "runs.db"
     failed_run(server, db)
     SqliteCheckpointer(db).acquire("t1", Owner(4242, "gone.invalid", ""))

@@ -104,7 +104,7 @@ def test_breaking_the_lease_of_a_dead_host(tmp_path: Path) -> None:
     store.create(RunRecord("T", "failed", '{"input": "q"}', "{}"))
     gone = Owner(4242, "gone.invalid", "")
     lease = store.acquire("T", gone)
-    with pytest.raises(CheckpointError, match="is being run by process 4242 on gone.invalid"):
+    with pytest.raises(CheckpointError, match=r"is being run by process 4242 on gone\.invalid"):
         store.acquire("T", Owner.current())
     assert store.break_lease("T") == gone
     assert store.break_lease("T") is None
@@ -130,7 +130,7 @@ def test_breaking_a_live_local_lease_is_refused(tmp_path: Path) -> None:
 
 
 def test_dumps_of_a_value_json_cannot_hold_is_a_serialization_error() -> None:
-    with pytest.raises(SerializationError, match="^Cannot serialize: Exceeds the limit"):
+    with pytest.raises(SerializationError, match=r"^Cannot serialize: Exceeds the limit"):
         dumps({"n": 10**5000})
 
 
@@ -195,9 +195,8 @@ def test_a_hand_edited_run_is_a_checkpoint_error(
 ) -> None:
     path = tmp_path / "c.db"
     store = SqliteCheckpointer(path)
-    assert two_step_executor(store).invoke({"input": "q"}, {"configurable": {"thread_id": "T"}})[
-        "output"
-    ] == "done"
+    first = two_step_executor(store).invoke({"input": "q"}, {"configurable": {"thread_id": "T"}})
+    assert first["output"] == "done"
     good = {
         PLAN: store.entries("T")[0].data,
         OBS: store.entries("T")[1].data,

@@ -18,7 +18,7 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from actloop.agents import AgentFinish
@@ -382,11 +382,12 @@ def resume_request(
         inputs = loads(record.inputs)
         if not isinstance(inputs, dict):
             raise TypeError(f"the saved inputs are not a dict but {type(inputs).__name__}")
-    return cast("dict[str, Any]", inputs), cast(RunnableConfig, {**base, "configurable": configurable})
+    config = cast(RunnableConfig, {**base, "configurable": configurable})
+    return cast("dict[str, Any]", inputs), config
 
 
 @contextlib.contextmanager
-def damaged_journal(thread_id: str) -> Iterator[None]:
+def damaged_journal(thread_id: str) -> Generator[None]:
     """Turn what decoding a damaged or hand-edited saved value raises into a CheckpointError."""
     try:
         yield
