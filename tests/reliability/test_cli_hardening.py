@@ -202,6 +202,20 @@ def test_runs_list_and_show_over_a_damaged_journal_entry(
     assert sorted(rows[1:]) == [["bad", "failed", "?"], ["good", "finished", "0"]]
 
 
+def test_rerunning_an_unfinished_thread_is_a_one_line_error(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
+    db = tmp_path / "runs.db"
+    failed_run(server, db)
+    done = cli("run", "again", "--db", str(db), "--thread", "t1", *on(server))
+    assert (done.code, done.out) == (2, "")
+    assert done.err == (
+        f"actloop: error: thread 't1' has an unfinished run (failed) in {db}; "
+        f"resume it with: actloop runs resume t1 --db {db}\n"
+    )
+    assert len(server.requests) == 2
+
+
 # -- item 15: runs resume -------------------------------------------------------------------------
 
 
