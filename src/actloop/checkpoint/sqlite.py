@@ -133,7 +133,8 @@ class SqliteCheckpointer(BaseCheckpointer):
     def _connection(self) -> sqlite3.Connection:
         if self._conn is not None and self._pid == os.getpid():
             return self._conn
-        if self.read_only or _has_content(self.path):
+        checked = self.read_only or _has_content(self.path)
+        if checked:
             look = self._open_read_only()
             try:
                 self._check_existing(look)
@@ -149,7 +150,7 @@ class SqliteCheckpointer(BaseCheckpointer):
         )
         conn.execute("PRAGMA query_only=1")  # nothing is written before the file is checked
         try:
-            self._check_or_init(conn)
+            self._check_or_init(conn, checked=checked)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={self.synchronous}")
         except BaseException:
@@ -201,13 +202,17 @@ class SqliteCheckpointer(BaseCheckpointer):
             "database); pass a new path. The file was left untouched."
         )
 
-    def _check_or_init(self, conn: sqlite3.Connection) -> None:
+    def _check_or_init(self, conn: sqlite3.Connection, *, checked: bool = False) -> None:
         """Accept our own file (migrating an older one), initialise an empty one, reject the rest
         unwritten."""
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         if app_id == _APP_ID:
-            version = self._check_ours(conn)
+            version = (
+                conn.execute("PRAGMA user_version").fetchone()[0]  # read-only look did the rest
+                if checked
+                else self._check_ours(conn)
+            )
             conn.execute("PRAGMA query_only=0")
             if version < _SCHEMA_VERSION:
                 self._initialise(conn)

@@ -88,11 +88,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
     args = _parser().parse_args(argv)
-    if args.command == "runs":
-        from actloop.cli._runs import runs_command
+    try:
+        if args.command == "runs":
+            from actloop.cli._runs import runs_command
 
-        return runs_command(args)
-    return _run(args)
+            return runs_command(args)
+        return _run(args)
+    except KeyboardInterrupt:  # before the run started (loading the model, say): nothing to keep
+        print("\ninterrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def _run(args: argparse.Namespace) -> int:
