@@ -99,18 +99,27 @@ def test_bad_db_targets_are_one_line_errors(server: LoopbackServer, tmp_path: Pa
     folder = tmp_path / "folder"
     folder.mkdir()
     missing = tmp_path / "nope" / "runs.db"
+    foreign = tmp_path / "app.db"
+    conn = sqlite3.connect(foreign)
+    conn.execute("CREATE TABLE users(name TEXT)")
+    conn.commit()
+    conn.close()
+    foreign_bytes = foreign.read_bytes()
     expected = {
         text: f"--db {text}: checkpoint file {text} is corrupt or unreadable "
         "(file is not a database); it was left untouched",
         folder: f"--db {folder}: is a directory; name a checkpoint file",
         missing: f"--db {missing}: the folder {missing.parent} does not exist",
+        foreign: f"--db {foreign}: {foreign} is not an actloop checkpoint file (it is another "
+        "SQLite database); pass a new path. The file was left untouched.",
     }
     for target, message_ in expected.items():
         done = cli("run", "hi", "--db", str(target), *on(server))
         assert (done.code, done.out) == (2, ""), done.err
         assert done.err == f"actloop: error: {message_}\n"
     assert text.read_text() == "not a database\n" * 50
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "notes.txt"]
+    assert foreign.read_bytes() == foreign_bytes
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["app.db", "folder", "notes.txt"]
     assert server.requests == []
 
 
@@ -170,12 +179,13 @@ def test_lone_surrogate_in_a_tool_input_is_a_one_line_model_error(
     )
 
 
-def failed_run(server: LoopbackServer, db: Path, thread: str = "t1") -> None:
+def failed_run(server: LoopbackServer, db: Path, thread: str = "t1", *extra: str) -> None:
     """A durable run that did one step, then failed on a model error (so it can be resumed)."""
     server.script(
         message("", [call("calculator", {"expression": "12 * 7 + 5"})]), error(400, "overloaded")
     )
-    done = cli("run", "What is 12 * 7 + 5?", "--db", str(db), "--thread", thread, *on(server))
+    question = "What is 12 * 7 + 5?"
+    done = cli("run", question, "--db", str(db), "--thread", thread, *extra, *on(server))
     assert done.code == 4, done.err
 
 
@@ -226,6 +236,18 @@ def test_runs_resume_prints_the_answer(server: LoopbackServer, tmp_path: Path) -
     done = cli("runs", "resume", "t1", "--db", str(db), *on(server))
     assert (done.code, done.out, done.err) == (0, "The answer is 89.\n", "")
     assert len(server.requests) == 3
+
+
+def test_runs_resume_keeps_the_time_limit_the_run_started_with(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
+    db = tmp_path / "runs.db"
+    failed_run(server, db, "t1", "--timeout", "20")
+    server.script(message("The answer is 89."))
+    done = cli("runs", "resume", "t1", "--db", str(db), *on(server))
+    assert (done.code, done.out, done.err) == (0, "The answer is 89.\n", "")
+    (record,) = SqliteCheckpointer(db, read_only=True).list_runs()
+    assert json.loads(record.fingerprint)["max_execution_time"] == 20.0
 
 
 def test_ctrl_c_during_runs_resume(server: LoopbackServer, tmp_path: Path) -> None:

@@ -10,12 +10,15 @@ from typing import Any
 
 from actloop.exceptions import ConfigurationError
 
-__all__ = ["DEFAULT_SYSTEM", "MAX_TIMEOUT", "build_agent", "build_executor", "build_model"]
+__all__ = ["DEFAULT_SYSTEM", "DEFAULT_TIMEOUT", "MAX_TIMEOUT", "build_agent", "build_executor", "build_model"]
 
 DEFAULT_SYSTEM = (
     "You are a helpful assistant. Use the tools when they help; for arithmetic always use the "
     "calculator. When you know the answer, reply with it directly."
 )
+DEFAULT_TIMEOUT = 300.0
+"""The deadline of `actloop run` when `--timeout` is absent: a stalled server costs 5 minutes, not
+the SDK's 600 s x 3 attempts (`runs resume` keeps the limit the run was started with)."""
 MAX_TIMEOUT = 1_000_000.0
 """The largest `--timeout` (about 11.5 days): larger values overflow platform timers."""
 

@@ -15,6 +15,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from actloop.cli._build import DEFAULT_TIMEOUT
+
 if TYPE_CHECKING:
     from actloop.runnables._config import RunnableConfig
 
@@ -29,12 +31,9 @@ EXIT_INTERRUPTED = 130
 DEMO_QUESTION = "What is 12 * 7 + 5?"
 RUNS_DB = "actloop-runs.sqlite"
 """The file `actloop runs` reads when `--db` is absent (`run` never writes it unasked)."""
-DEFAULT_TIMEOUT = 300.0
-"""The deadline of a run when `--timeout` is absent: a stalled server costs 5 minutes, not the
-SDK's 600 s x 3 attempts."""
 
 
-def _agent_options() -> argparse.ArgumentParser:
+def _agent_options(timeout_help: str) -> argparse.ArgumentParser:
     """Options that build the agent: shared by `run` and `runs resume` (which must rebuild it)."""
     run = argparse.ArgumentParser(add_help=False)
     run.add_argument("--model", default="local", help="local (default), or openai:MODEL")
@@ -49,8 +48,8 @@ def _agent_options() -> argparse.ArgumentParser:
     run.add_argument(
         "--timeout",
         type=float,
-        default=DEFAULT_TIMEOUT,
-        help=f"hard limit in seconds for the whole run (default {DEFAULT_TIMEOUT:g})",
+        default=None,
+        help=f"hard limit in seconds for the whole run ({timeout_help})",
     )
     run.add_argument("--early-stopping", choices=["force", "generate"], default="force")
     run.add_argument("--seed", type=int, default=None, help="sampling seed (local model)")
@@ -64,15 +63,20 @@ def _parser() -> argparse.ArgumentParser:
     # Each subcommand gets its own copy of the options: parents share their action objects, so a
     # default set on one subcommand would leak into the other.
     run = sub.add_parser(
-        "run", parents=[_agent_options()], help="answer a question with an agent and tools"
+        "run",
+        parents=[_agent_options(f"default {DEFAULT_TIMEOUT:g}")],
+        help="answer a question with an agent and tools",
     )
+    run.set_defaults(timeout=DEFAULT_TIMEOUT)
     run.add_argument("question", nargs="?", default=DEMO_QUESTION)
     run.add_argument("--db", help="journal the run in this checkpoint file (a durable run)")
     run.add_argument("--thread", help="thread id of the durable run (with --db)")
     run.add_argument("--json", action="store_true", help="print the trajectory as JSON")
     run.add_argument("--quiet", action="store_true", help="print only the answer")
     runs = sub.add_parser(
-        "runs", parents=[_agent_options()], help="durable runs in a checkpoint file"
+        "runs",
+        parents=[_agent_options("default: the limit the run was started with")],
+        help="durable runs in a checkpoint file",
     )
     runs.add_argument("action", choices=["list", "show", "resume", "unlock"])
     runs.add_argument("thread", nargs="?")

@@ -245,6 +245,20 @@ def runs_unlock(path: str | os.PathLike[str], thread_id: str) -> CliResult:
     )
 
 
+def _saved_timeout(store: SqliteCheckpointer, thread_id: str) -> float | None:
+    """The time limit the run was started with (resume checks it is the same), else the CLI's
+    default; a damaged record is reported by the resume itself."""
+    from actloop.cli._build import DEFAULT_TIMEOUT
+
+    record = store.get(thread_id)
+    try:
+        saved: Any = json.loads(record.fingerprint) if record else {}
+        limit: Any = saved.get("max_execution_time", DEFAULT_TIMEOUT)
+    except _DAMAGE:
+        return DEFAULT_TIMEOUT
+    return float(limit) if isinstance(limit, (int, float)) else None
+
+
 def runs_command(args: argparse.Namespace) -> int:
     """Run one `runs` action and print its text; returns its exit code."""
     if args.action != "list" and not args.thread:
@@ -270,9 +284,11 @@ def _dispatch(args: argparse.Namespace) -> CliResult:
     if args.action == "unlock":
         return runs_unlock(args.db, args.thread)
 
-    def factory(checkpointer: Any) -> Any:
+    def factory(checkpointer: SqliteCheckpointer) -> Any:
         from actloop.cli._build import build_executor
 
+        if args.timeout is None:
+            args.timeout = _saved_timeout(checkpointer, args.thread)
         return build_executor(args, checkpointer)
 
     return runs_resume(args.db, args.thread, factory, approve=args.approve, reject=args.reject)
