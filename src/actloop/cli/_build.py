@@ -10,7 +10,14 @@ from typing import Any
 
 from actloop.exceptions import ConfigurationError
 
-__all__ = ["DEFAULT_SYSTEM", "DEFAULT_TIMEOUT", "MAX_TIMEOUT", "build_agent", "build_executor", "build_model"]
+__all__ = [
+    "DEFAULT_SYSTEM",
+    "DEFAULT_TIMEOUT",
+    "MAX_TIMEOUT",
+    "build_agent",
+    "build_executor",
+    "build_model",
+]
 
 DEFAULT_SYSTEM = (
     "You are a helpful assistant. Use the tools when they help; for arithmetic always use the "
