@@ -53,6 +53,28 @@ def test_a_foreign_file_with_a_hot_wal_is_refused_unwritten(tmp_path: Path) -> N
     conn.close()
 
 
+CUT_CREATION = r"""
+import os, sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA cache_size=1")  # spill pages into the file before the commit
+conn.execute("BEGIN IMMEDIATE")
+conn.execute("CREATE TABLE t(x)")
+for _ in range(2000):
+    conn.execute("INSERT INTO t VALUES (?)", ("x" * 200,))
+os._exit(0)  # killed mid-transaction: a hot rollback journal over a file that was empty
+"""
+
+
+def test_a_file_whose_creation_was_cut_is_rolled_back_and_used(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"  # what a process killed while creating its checkpoint leaves
+    subprocess.run([sys.executable, "-c", CUT_CREATION, str(path)], check=True)
+    assert Path(f"{path}-journal").stat().st_size > 0
+    store = SqliteCheckpointer(path)
+    assert store.list_runs() == []
+    store.create(RunRecord("T", "running", "{}", "{}"))
+    assert store.get("T") is not None
+
+
 def saved(tmp_path: Path) -> Path:
     path = tmp_path / "c.db"
     store = SqliteCheckpointer(path)

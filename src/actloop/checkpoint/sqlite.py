@@ -133,7 +133,7 @@ class SqliteCheckpointer(BaseCheckpointer):
     def _connection(self) -> sqlite3.Connection:
         if self._conn is not None and self._pid == os.getpid():
             return self._conn
-        checked = self.read_only or _has_content(self.path)
+        checked = self.read_only or (_has_content(self.path) and not _creation_cut(self.path))
         if checked:
             look = self._open_read_only()
             try:
@@ -444,6 +444,21 @@ def _has_content(path: Path) -> bool:
             if part.stat().st_size > 0:
                 return True
     return False
+
+
+_JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
+
+
+def _creation_cut(path: Path) -> bool:
+    """Whether a hot rollback journal says the file was empty before a transaction a killed
+    process left unfinished (a checkpoint being created): rolling it back, which only a
+    read-write connection can, restores the empty file."""
+    try:
+        with open(f"{path}-journal", "rb") as journal:
+            header = journal.read(20)
+    except OSError:
+        return False
+    return header[:8] == _JOURNAL_MAGIC and header[16:20] == bytes(4)
 
 
 class _Held(NamedTuple):
