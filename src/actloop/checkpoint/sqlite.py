@@ -4,7 +4,9 @@ An existing file is first looked at through a read-only connection (`mode=ro`, s
 merges a foreign file's hot WAL nor deletes it); only an actloop checkpoint (or an empty file) is
 then opened for writing. `read_only=True` keeps that read-only connection, so `list_runs`, `get`
 and `entries` work on a file this user may not write (falling back to `immutable=1` when SQLite
-cannot create the `-shm` file and no `-wal` file holds unmerged pages).
+cannot create the `-shm` file and no `-wal` file holds unmerged pages). A file with a hot rollback
+journal over what was an empty file (a process was killed creating its checkpoint) skips the look:
+only a read-write connection can roll it back.
 """
 
 from __future__ import annotations
