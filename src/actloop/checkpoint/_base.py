@@ -219,6 +219,13 @@ class BaseCheckpointer(ABC):
         """Forget a run (its record, journal and lease holder; the epoch stays)."""
         raise NotImplementedError(f"{type(self).__name__} cannot delete runs")
 
+    def break_lease(self, thread_id: str) -> Owner | None:
+        """Free the thread's lease whoever holds it and return that holder (None: it was free);
+        the epoch stays, so the old holder writes nothing more. For a holder that died where
+        `Owner.is_alive` cannot tell (another host). CheckpointError if a live process on this
+        host holds it."""
+        raise NotImplementedError(f"{type(self).__name__} cannot break leases")
+
     # -- async twins: inline by default (see the class docstring) -------------------------------
 
     async def aacquire(self, thread_id: str, owner: Owner, *, ttl: float | None = None) -> Lease:

@@ -1,4 +1,13 @@
-"""Durable runs in one SQLite file (stdlib, WAL): the embedded default store."""
+"""Durable runs in one SQLite file (stdlib, WAL): the embedded default store.
+
+An existing file is first looked at through a read-only connection (`mode=ro`, so SQLite neither
+merges a foreign file's hot WAL nor deletes it); only an actloop checkpoint (or an empty file) is
+then opened for writing. `read_only=True` keeps that read-only connection, so `list_runs`, `get`
+and `entries` work on a file this user may not write (falling back to `immutable=1` when SQLite
+cannot create the `-shm` file and no `-wal` file holds unmerged pages). A file with a hot rollback
+journal over what was an empty file (a process was killed creating its checkpoint) skips the look:
+only a read-write connection can roll it back.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +17,7 @@ import socket
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Generator
 from dataclasses import replace
 from pathlib import Path
@@ -62,12 +72,15 @@ class SqliteCheckpointer(BaseCheckpointer):
         *,
         synchronous: str = "NORMAL",
         lease_ttl: float | None = None,
+        read_only: bool = False,
     ) -> None:
         if synchronous.upper() not in ("NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous={synchronous!r}: use 'NORMAL', 'FULL' or 'EXTRA'")
         self.path = Path(path)
         self.synchronous = synchronous.upper()
         self.lease_ttl = lease_ttl
+        self.read_only = read_only
+        """Open the file read-only: reads work without write access, every write is refused."""
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._pid = 0
@@ -103,6 +116,10 @@ class SqliteCheckpointer(BaseCheckpointer):
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
                 raise CheckpointError(f"checkpoint file {self.path} is busy: {exc}") from exc
+            if "readonly" in str(exc) or "read-only" in str(exc):
+                raise CheckpointError(
+                    f"checkpoint file {self.path} cannot be written ({exc}); it was left untouched"
+                ) from exc
             if getattr(exc, "sqlite_errorcode", 0) & 0xFF in _WRITE_FAILED or "disk" in str(exc):
                 raise CheckpointError(
                     f"could not read or write checkpoint file {self.path} ({exc}): the disk may "
@@ -111,6 +128,11 @@ class SqliteCheckpointer(BaseCheckpointer):
             raise self._corrupt(exc) from exc
         except sqlite3.DatabaseError as exc:
             raise self._corrupt(exc) from exc
+        except UnicodeEncodeError as exc:  # sqlite3 binds text as strict UTF-8
+            raise CheckpointError(
+                f"{exc.object[exc.start : exc.end]!a} is a lone surrogate, not valid Unicode text: "
+                f"thread ids and saved text in {self.path} must be valid UTF-8"
+            ) from exc
 
     def _corrupt(self, exc: Exception) -> CheckpointError:
         return CheckpointError(
@@ -120,12 +142,24 @@ class SqliteCheckpointer(BaseCheckpointer):
     def _connection(self) -> sqlite3.Connection:
         if self._conn is not None and self._pid == os.getpid():
             return self._conn
+        checked = self.read_only or (_has_content(self.path) and not _creation_cut(self.path))
+        if checked:
+            look = self._open_read_only()
+            try:
+                self._check_existing(look)
+            except BaseException:
+                look.close()
+                raise
+            if self.read_only:
+                self._conn, self._pid = look, os.getpid()
+                return look
+            look.close()
         conn = sqlite3.connect(
             self.path, timeout=30.0, isolation_level=None, check_same_thread=False
         )
         conn.execute("PRAGMA query_only=1")  # nothing is written before the file is checked
         try:
-            self._check_or_init(conn)
+            self._check_or_init(conn, checked=checked)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={self.synchronous}")
         except BaseException:
@@ -134,22 +168,66 @@ class SqliteCheckpointer(BaseCheckpointer):
         self._conn, self._pid = conn, os.getpid()
         return conn
 
-    def _check_or_init(self, conn: sqlite3.Connection) -> None:
+    def _open_read_only(self) -> sqlite3.Connection:
+        """A connection that cannot write the file (nor merge or delete its WAL)."""
+        if not self.path.is_file():
+            raise CheckpointError(f"no checkpoint file at {self.path}")
+        uri = "file:" + urllib.parse.quote(os.fsencode(self.path.absolute()))
+        conn = sqlite3.connect(
+            f"{uri}?mode=ro", uri=True, timeout=30.0, isolation_level=None, check_same_thread=False
+        )
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            conn.close()
+            wal = Path(f"{self.path}-wal")
+            if wal.exists() and wal.stat().st_size > 0:
+                raise
+        # No -shm could be made (no write access to the folder) and no WAL holds pages: the main
+        # file is the whole database, and immutable reads it without any lock or side file.
+        return sqlite3.connect(
+            f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None, check_same_thread=False
+        )
+
+    def _check_existing(self, conn: sqlite3.Connection) -> None:
+        """CheckpointError unless the file is an intact actloop checkpoint or an empty database."""
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if app_id == _APP_ID:
+            if self._check_ours(conn) < _SCHEMA_VERSION and self.read_only:
+                raise CheckpointError(
+                    f"checkpoint file {self.path} has an older schema; open it once with write "
+                    "access to migrate it"
+                )
+        elif app_id != 0 or tables:
+            raise self._foreign()
+        elif self.read_only:
+            raise CheckpointError(f"{self.path} is an empty database, not a checkpoint file")
+
+    def _foreign(self) -> CheckpointError:
+        return CheckpointError(
+            f"{self.path} is not an actloop checkpoint file (it is another SQLite "
+            "database); pass a new path. The file was left untouched."
+        )
+
+    def _check_or_init(self, conn: sqlite3.Connection, *, checked: bool = False) -> None:
         """Accept our own file (migrating an older one), initialise an empty one, reject the rest
         unwritten."""
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         if app_id == _APP_ID:
-            version = self._check_ours(conn)
+            version = (
+                conn.execute("PRAGMA user_version").fetchone()[0]  # read-only look did the rest
+                if checked
+                else self._check_ours(conn)
+            )
             conn.execute("PRAGMA query_only=0")
             if version < _SCHEMA_VERSION:
                 self._initialise(conn)
             return
         if app_id != 0 or tables:
-            raise CheckpointError(
-                f"{self.path} is not an actloop checkpoint file (it is another SQLite "
-                "database); pass a new path. The file was left untouched."
-            )
+            raise self._foreign()
         conn.execute("PRAGMA query_only=0")
         self._initialise(conn)
 
@@ -234,6 +312,22 @@ class SqliteCheckpointer(BaseCheckpointer):
                 f"UPDATE leases SET {_RELEASED} WHERE thread_id=? AND token=? AND epoch=?",
                 (lease.thread_id, lease.owner.token, lease.epoch),
             )
+
+    def break_lease(self, thread_id: str) -> Owner | None:
+        """Free the thread's lease whoever holds it (a process on another host that died, say)
+        and return that holder; the epoch stays, so the old holder can write nothing more.
+        CheckpointError when the holder is a live process on this host: stop it first."""
+        with self._db(write=True) as conn:
+            held = _held(conn, thread_id)
+            if held.owner is None:
+                return None
+            if held.owner.host == socket.gethostname() and held.owner.is_alive():
+                raise CheckpointError(
+                    f"thread {thread_id!r} is being run by process {held.owner.pid} on this host "
+                    "(it is alive); stop it instead of breaking its lease"
+                )
+            conn.execute(f"UPDATE leases SET {_RELEASED} WHERE thread_id=?", (thread_id,))
+        return held.owner
 
     def _check_write(self, conn: sqlite3.Connection, thread_id: str, lease: Lease | None) -> None:
         """Inside a write: the lease is current, or (no lease) no other process holds one."""
@@ -350,6 +444,30 @@ _INSERT_FENCED_ENTRY = (
     "INSERT INTO entries SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM leases "
     "WHERE thread_id=? AND epoch=? AND token=?)"
 )
+
+
+def _has_content(path: Path) -> bool:
+    """Whether `path` (or its WAL) already holds bytes, which must be checked before writing."""
+    for part in (path, Path(f"{path}-wal")):
+        with contextlib.suppress(OSError):
+            if part.stat().st_size > 0:
+                return True
+    return False
+
+
+_JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
+
+
+def _creation_cut(path: Path) -> bool:
+    """Whether a hot rollback journal says the file was empty before a transaction a killed
+    process left unfinished (a checkpoint being created): rolling it back, which only a
+    read-write connection can, restores the empty file."""
+    try:
+        with open(f"{path}-journal", "rb") as journal:
+            header = journal.read(20)
+    except OSError:
+        return False
+    return header[:8] == _JOURNAL_MAGIC and header[16:20] == bytes(4)
 
 
 class _Held(NamedTuple):

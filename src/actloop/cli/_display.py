@@ -2,6 +2,8 @@
 
 On a terminal it uses rich: a spinner with the elapsed time and the model's streaming text sit at
 the bottom while finished lines scroll above. Elsewhere (a pipe, a file) it prints plain lines.
+Every text a model or a tool wrote goes through `inert` first, so escape sequences in it show as
+text instead of driving the terminal.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from rich.text import Text
 
 from actloop.agents import AgentAction, AgentStep
 from actloop.callbacks import BaseCallbackHandler
+from actloop.cli._text import inert
 
 __all__ = ["RunDisplay"]
 
@@ -43,7 +46,7 @@ class _Status:
         spinner = Spinner("dots", text=Text(label, style="cyan"))
         if not d.buffer:
             return spinner
-        return Group(Text(d.buffer[-_TAIL:], style="dim"), spinner)
+        return Group(Text(inert(d.buffer[-_TAIL:]), style="dim"), spinner)
 
 
 class RunDisplay(BaseCallbackHandler):
@@ -82,14 +85,14 @@ class RunDisplay(BaseCallbackHandler):
             self._live.__exit__(None, None, None)
             self._live = None
 
-    def _print(self, renderable: RenderableType | str, style: str | None = None) -> None:
+    def _print(self, text: str, style: str | None = None) -> None:
+        """Print one line (made inert) in `style`, or plainly off a terminal."""
         if self.quiet:
             return
         if self.live_mode:
-            self.console.print(renderable, style=style, highlight=False)
+            self.console.print(Text(inert(text), style=style or ""), highlight=False)
         else:
-            text = renderable.plain if isinstance(renderable, Text) else str(renderable)
-            print(text, flush=True)
+            print(inert(text), flush=True)
 
     def _set_activity(self, what: str) -> None:
         with self.lock:
@@ -114,7 +117,7 @@ class RunDisplay(BaseCallbackHandler):
         text = self.buffer.strip()
         self.buffer = ""
         if text and self.verbose:
-            self._print(Text(text, style="dim"))
+            self._print(text, "dim")
         self._set_activity("working")
 
     # -- chunks of the run ---------------------------------------------------------------------
@@ -130,11 +133,10 @@ class RunDisplay(BaseCallbackHandler):
         self.tool_calls += 1
         thought = _thought(action)
         if thought:
-            self._print(Text(f"Thought: {thought}", style="italic"))
+            self._print(f"Thought: {thought}", "italic")
         server = self.servers.get(action.tool)
         where = f" @ MCP server {server!r}" if server else ""
-        call = f"→ {action.tool}({_tool_input(action.tool_input)}){where}"
-        self._print(Text(call, style="bold yellow"))
+        self._print(f"→ {action.tool}({_tool_input(action.tool_input)}){where}", "bold yellow")
         self._set_activity(f"running {action.tool}{where}")
 
     def show_servers(self) -> None:
@@ -143,20 +145,21 @@ class RunDisplay(BaseCallbackHandler):
         for tool, server in self.servers.items():
             by_server.setdefault(server, []).append(tool)
         for server, tools in by_server.items():
-            self._print(Text(f"MCP server {server!r}: {', '.join(tools)}", style="dim"))
+            self._print(f"MCP server {server!r}: {', '.join(tools)}", "dim")
 
     def _show_step(self, step: AgentStep) -> None:
         self.steps += 1
         observation = str(step.observation)
         if step.action.tool == "_Exception":
-            self._print(Text(f"! the model's reply could not be used: {observation}", style="red"))
+            self._print(f"! the model's reply could not be used: {observation}", "red")
         else:
-            self._print(Text(f"← {observation}", style="green"))
+            self._print(f"← {observation}", "green")
         self._set_activity("model is thinking")
 
     def show_answer(self, answer: str, stopped: bool) -> None:
         """Print the final answer, set apart."""
         title = "Stopped" if stopped else "Answer"
+        answer = inert(answer)
         if self.live_mode:
             style = "yellow" if stopped else "bold green"
             self.console.print(Panel(Text(answer), title=title, border_style=style))
@@ -170,15 +173,14 @@ class RunDisplay(BaseCallbackHandler):
         elapsed = time.monotonic() - self.started
         tokens = f"{self.tokens_in} in / {self.tokens_out} out" if self.tokens_in else "n/a"
         self._print(
-            Text(
-                f"steps: {self.steps} · tool calls: {self.tool_calls} · "
-                f"time: {elapsed:.1f}s · tokens: {tokens}",
-                style="dim",
-            )
+            f"steps: {self.steps} · tool calls: {self.tool_calls} · "
+            f"time: {elapsed:.1f}s · tokens: {tokens}",
+            "dim",
         )
 
     def show_error(self, message: str) -> None:
         """Print an error line (always, even when quiet)."""
+        message = inert(message)
         if self.live_mode:
             self.console.print(Text(f"error: {message}", style="bold red"))
         else:

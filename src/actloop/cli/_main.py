@@ -1,17 +1,22 @@
 """`actloop run "QUESTION"`: an agent answering a question with tools, shown live in the terminal.
 
-Exit codes: 0 a final answer; 2 a configuration error (unknown model or tool, missing key);
+Exit codes: 0 a final answer; 2 a configuration or usage error (unknown model or tool, missing
+key, a bad --db file or --timeout, a finished --thread, a question that is not UTF-8 text);
 3 the run was stopped by a limit (--max-iterations, --timeout); 4 the model or its server failed;
-130 interrupted (Ctrl-C). `actloop runs list|show|resume` inspect durable runs.
+130 interrupted (Ctrl-C). `actloop runs list|show|resume|unlock` inspect durable runs. A run writes
+nothing to disk unless given `--db FILE`.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from actloop.cli._build import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
     from actloop.runnables._config import RunnableConfig
@@ -25,9 +30,11 @@ EXIT_MODEL = 4
 EXIT_INTERRUPTED = 130
 
 DEMO_QUESTION = "What is 12 * 7 + 5?"
+RUNS_DB = "actloop-runs.sqlite"
+"""The file `actloop runs` reads when `--db` is absent (`run` never writes it unasked)."""
 
 
-def _agent_options() -> argparse.ArgumentParser:
+def _agent_options(timeout_help: str) -> argparse.ArgumentParser:
     """Options that build the agent: shared by `run` and `runs resume` (which must rebuild it)."""
     run = argparse.ArgumentParser(add_help=False)
     run.add_argument("--model", default="local", help="local (default), or openai:MODEL")
@@ -39,10 +46,14 @@ def _agent_options() -> argparse.ArgumentParser:
     run.add_argument("--tools", default="calculator,clock", help="comma list of built-in tools")
     run.add_argument("--root", default=".", help="folder read_file/list_dir may access")
     run.add_argument("--max-iterations", type=int, default=6)
-    run.add_argument("--timeout", type=float, default=None, help="hard limit in seconds")
+    run.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help=f"hard limit in seconds for the whole run ({timeout_help})",
+    )
     run.add_argument("--early-stopping", choices=["force", "generate"], default="force")
     run.add_argument("--seed", type=int, default=None, help="sampling seed (local model)")
-    run.add_argument("--db", help="journal the run in this checkpoint file (a durable run)")
     run.add_argument("--verbose", action="store_true", help="show model text and tracebacks")
     return run
 
@@ -50,9 +61,16 @@ def _agent_options() -> argparse.ArgumentParser:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="actloop", description="A fast, reliable agent runtime.")
     sub = parser.add_subparsers(dest="command", required=True)
-    shared = _agent_options()
-    run = sub.add_parser("run", parents=[shared], help="answer a question with an agent and tools")
+    # Each subcommand gets its own copy of the options: parents share their action objects, so a
+    # default set on one subcommand would leak into the other.
+    run = sub.add_parser(
+        "run",
+        parents=[_agent_options(f"default {DEFAULT_TIMEOUT:g}")],
+        help="answer a question with an agent and tools",
+    )
+    run.set_defaults(timeout=DEFAULT_TIMEOUT)
     run.add_argument("question", nargs="?", default=DEMO_QUESTION)
+    run.add_argument("--db", help="journal the run in this checkpoint file (a durable run)")
     run.add_argument("--thread", help="thread id of the durable run (with --db)")
     run.add_argument("--json", action="store_true", help="print the trajectory as JSON")
     run.add_argument("--quiet", action="store_true", help="print only the answer")
@@ -68,30 +86,42 @@ def _parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="add the tools of an MCP server at this streamable HTTP URL (repeatable)",
     )
-    runs = sub.add_parser("runs", parents=[shared], help="durable runs in a checkpoint file")
-    runs.add_argument("action", choices=["list", "show", "resume"])
+    runs = sub.add_parser(
+        "runs",
+        parents=[_agent_options("default: the limit the run was started with")],
+        help="durable runs in a checkpoint file",
+    )
+    runs.add_argument("action", choices=["list", "show", "resume", "unlock"])
     runs.add_argument("thread", nargs="?")
+    runs.add_argument("--db", default=RUNS_DB, help=f"the checkpoint file (default {RUNS_DB})")
     runs.add_argument("--approve", nargs="*", default=None, help="call ids to run (resume)")
     runs.add_argument("--reject", nargs="*", default=None, help="call ids to reject (resume)")
-    runs.set_defaults(db="actloop-runs.sqlite")
     from actloop.cli._serve import add_serve_parser
 
-    add_serve_parser(sub, shared)
+    serve = add_serve_parser(sub, _agent_options(f"default {DEFAULT_TIMEOUT:g}, per run"))
+    serve.set_defaults(timeout=DEFAULT_TIMEOUT)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
+    for stream in (sys.stdout, sys.stderr):  # a non-UTF-8 terminal gets escapes, not a crash
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     args = _parser().parse_args(argv)
-    if args.command == "runs":
-        from actloop.cli._runs import runs_command
+    try:
+        if args.command == "runs":
+            from actloop.cli._runs import runs_command
 
-        return runs_command(args)
-    if args.command == "serve":
-        from actloop.cli._serve import serve_command
+            return runs_command(args)
+        if args.command == "serve":
+            from actloop.cli._serve import serve_command
 
-        return serve_command(args)
-    return _run(args)
+            return serve_command(args)
+        return _run(args)
+    except KeyboardInterrupt:  # before the run started (loading the model, say): nothing to keep
+        print("\ninterrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -100,6 +130,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.thread and not args.db:
         return _fail(args, EXIT_CONFIG, "--thread needs --db FILE (the checkpoint file)")
+    if not _is_text(args.question):
+        return _fail(args, EXIT_CONFIG, "the question is not UTF-8 text (it holds stray bytes)")
     with contextlib.ExitStack() as resources:  # ends the MCP servers, also after Ctrl-C
         try:
             executor = build_executor(args, resources=resources)
@@ -108,12 +140,23 @@ def _run(args: argparse.Namespace) -> int:
         return _execute(args, executor)
 
 
+def _is_text(value: str) -> bool:
+    """False for a string holding lone surrogates (undecodable argv bytes land there)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _fail(args: argparse.Namespace, code: int, message: str) -> int:
+    from actloop.cli._text import inert
+
     if getattr(args, "verbose", False):
         import traceback
 
         traceback.print_exc()
-    print(f"actloop: error: {message}", file=sys.stderr)
+    print(f"actloop: error: {inert(message)}", file=sys.stderr)
     return code
 
 
@@ -121,7 +164,7 @@ def _execute(args: argparse.Namespace, executor: Any) -> int:
     from rich.console import Console
 
     from actloop.cli._display import RunDisplay
-    from actloop.exceptions import ModelError
+    from actloop.exceptions import CheckpointError, ModelError
     from actloop.executor._iterator import AgentExecutorIterator
 
     quiet = args.quiet or args.json
@@ -130,7 +173,7 @@ def _execute(args: argparse.Namespace, executor: Any) -> int:
     display.show_servers()
     config: RunnableConfig = {"callbacks": [display]}
     if args.db:
-        config["configurable"] = {"thread_id": args.thread or _new_thread_id()}
+        config["configurable"] = {"thread_id": args.thread}
     iterator = AgentExecutorIterator(
         executor, {"input": args.question}, config=config, yield_actions=True
     )
@@ -146,6 +189,11 @@ def _execute(args: argparse.Namespace, executor: Any) -> int:
         return EXIT_INTERRUPTED
     except ModelError as exc:
         return _fail(args, EXIT_MODEL, f"the model failed: {exc}")
+    except CheckpointError as exc:
+        return _fail(args, EXIT_CONFIG, f"the checkpoint file failed: {exc}")
+    except UnicodeEncodeError:  # the SDK encodes requests as strict UTF-8
+        message = "the next model request holds a lone surrogate (invalid text the model wrote)"
+        return _fail(args, EXIT_MODEL, f"the model failed: {message}")
     except (ConnectionError, TimeoutError, OSError) as exc:
         return _fail(args, EXIT_MODEL, f"the model server failed: {exc}")
     answer = str(final.get("output", ""))
@@ -163,16 +211,12 @@ def _mcp(tool: Any) -> bool:
     return "mcp_server" in (getattr(tool, "metadata", None) or {})
 
 
-def _new_thread_id() -> str:
-    import uuid
-
-    return uuid.uuid4().hex[:12]
-
-
 def _print_steps_done(steps: list[Any]) -> None:
+    from actloop.cli._text import inert
+
     print(f"\ninterrupted after {len(steps)} step(s):", file=sys.stderr)
     for action, observation in steps:
-        print(f"  {action.tool}({action.tool_input!r}) -> {observation!r}", file=sys.stderr)
+        print(inert(f"  {action.tool}({action.tool_input!r}) -> {observation!r}"), file=sys.stderr)
 
 
 def _print_json(question: str, answer: str, iterator: Any, stopped: bool) -> None:

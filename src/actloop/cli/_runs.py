@@ -1,10 +1,13 @@
-"""`actloop runs list|show|resume` over a checkpoint file, as functions the CLI wires up.
+"""`actloop runs list|show|resume|unlock` over a checkpoint file, as functions the CLI wires up.
 
 Each returns a `CliResult(code, text)`: print `text`, exit with `code` — 0 done, 1 error (no such
-file, foreign or corrupt file, unknown or finished thread, the run raised), 3 the run is paused
-waiting for approval (`text` lists the pending call ids). `runs_resume` needs an
+file, foreign or corrupt file, a damaged journal entry, unknown or finished thread, the run
+raised, a lease a live process holds), 3 the run is paused waiting for approval (`text` lists the
+pending call ids), 130 interrupted (Ctrl-C; the run is saved and resumes later). `list` and `show`
+open the file read-only, so they work without write access. `runs_resume` needs an
 `executor_factory(checkpointer) -> AgentExecutor` that builds the same agent and tools the run was
 started with (the CLI gets it from its own options, e.g. `--model`/`--tools`, or an import path).
+`unlock` frees a lease whose holder died where this host cannot see it (another machine).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -19,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from actloop.agents import AgentAction, AgentFinish
 from actloop.checkpoint import JournalEntry, RunRecord, SqliteCheckpointer
+from actloop.cli._text import inert
 from actloop.exceptions import CheckpointError, ConfigurationError, OutputParserException
 from actloop.executor._durable import PAUSED_KEY
 from actloop.executor._journal import call_id, decode_plan
@@ -27,7 +32,7 @@ from actloop.serialization import loads
 if TYPE_CHECKING:
     from actloop.executor import AgentExecutor
 
-__all__ = ["CliResult", "runs_command", "runs_list", "runs_resume", "runs_show"]
+__all__ = ["CliResult", "runs_command", "runs_list", "runs_resume", "runs_show", "runs_unlock"]
 
 _WIDTH = 80
 
@@ -39,10 +44,22 @@ class CliResult(NamedTuple):
     text: str
 
 
-def _open(path: str | os.PathLike[str]) -> SqliteCheckpointer:
+_DAMAGE = (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
+"""What decoding a hand-edited or damaged journal value can raise (SerializationError included)."""
+
+
+def _open(path: str | os.PathLike[str], *, read_only: bool = False) -> SqliteCheckpointer:
     if not Path(path).is_file():
         raise CheckpointError(f"no checkpoint file at {path}")
-    return SqliteCheckpointer(path)
+    return SqliteCheckpointer(path, read_only=read_only)
+
+
+def _decode(text: str | None, what: str) -> Any:
+    """`loads(text)`, or CheckpointError naming the damaged value."""
+    try:
+        return loads(text or "null")
+    except _DAMAGE as exc:
+        raise CheckpointError(f"{what} is damaged ({type(exc).__name__}: {exc})") from None
 
 
 def _short(value: Any, width: int = _WIDTH) -> str:
@@ -62,10 +79,10 @@ def _when(stamp: float) -> str:
 
 
 def runs_list(path: str | os.PathLike[str]) -> CliResult:
-    """One line per saved run: thread, status, steps, last update."""
+    """One line per saved run: thread, status, steps, last update (steps `?`: damaged journal)."""
     try:
-        store = _open(path)
-        rows = [(r, _steps(store.entries(r.thread_id))) for r in store.list_runs()]
+        store = _open(path, read_only=True)
+        rows = [(r, _count(store, r.thread_id)) for r in store.list_runs()]
     except CheckpointError as exc:
         return CliResult(1, f"error: {exc}")
     if not rows:
@@ -75,72 +92,105 @@ def runs_list(path: str | os.PathLike[str]) -> CliResult:
     for record, steps in rows:
         status = _status(record)
         lines.append(
-            f"{record.thread_id:<{width}}  {status:<24}  {len(steps):>5}  {_when(record.updated)}"
+            f"{record.thread_id:<{width}}  {status:<24}  {steps:>5}  {_when(record.updated)}"
         )
     return CliResult(0, "\n".join(lines))
 
 
-def _steps(entries: list[JournalEntry]) -> list[tuple[str, str, Any, str | None]]:
-    """(id, tool, input, observation text or None) for every call the journal planned."""
+def _count(store: SqliteCheckpointer, thread_id: str) -> str:
+    try:
+        return str(len(_steps(store.entries(thread_id), thread_id)))
+    except CheckpointError:
+        return "?"
+
+
+def _steps(entries: list[JournalEntry], thread_id: str) -> list[tuple[str, str, Any, str | None]]:
+    """(id, tool, input, observation text or None) for every call the journal planned;
+    CheckpointError naming the first entry that cannot be read."""
     calls: list[tuple[str, str, Any, str | None]] = []
     where: dict[tuple[int, int], int] = {}
     act = 0
     for entry in entries:
-        if entry.kind == "plan":
-            plan = decode_plan(entry.data or "null")
-            if isinstance(plan, OutputParserException):
-                plan = [AgentAction("_Exception", "", str(plan))]
-            if isinstance(plan, AgentFinish):
-                continue
-            actions: list[Any] = plan if isinstance(plan, list) else [plan]  # pyright: ignore[reportUnknownVariableType]
-            for i, action in enumerate(actions):
-                assert isinstance(action, AgentAction)
-                where[act, i] = len(calls)
-                calls.append((call_id(act, i), action.tool, action.tool_input, None))
-            act += 1
-        elif entry.kind in ("obs", "decision") and (entry.act, entry.call) in where:
-            n = where[entry.act or 0, entry.call or 0]
-            ident, tool, tool_input, seen = calls[n]
-            value = loads(entry.data or "null")
-            if entry.kind == "obs":
-                calls[n] = (ident, tool, tool_input, _short(value))
-            elif value["decision"] == "edit":
-                calls[n] = (ident, tool, value["tool_input"], seen)
+        try:
+            act = _step(entry, act, calls, where)
+        except (CheckpointError, *_DAMAGE) as exc:
+            raise CheckpointError(
+                f"journal entry {entry.seq} of thread {thread_id!r} is damaged ({exc})"
+            ) from None
     return calls
+
+
+def _step(
+    entry: JournalEntry,
+    act: int,
+    calls: list[tuple[str, str, Any, str | None]],
+    where: dict[tuple[int, int], int],
+) -> int:
+    """Fold one journal entry into `calls`; returns the next step number."""
+    if entry.kind == "plan":
+        plan = decode_plan(entry.data or "null")
+        if isinstance(plan, OutputParserException):
+            plan = [AgentAction("_Exception", "", str(plan))]
+        if isinstance(plan, AgentFinish):
+            return act
+        actions: list[Any] = plan if isinstance(plan, list) else [plan]  # pyright: ignore[reportUnknownVariableType]
+        for i, action in enumerate(actions):
+            if not isinstance(action, AgentAction):
+                raise TypeError(f"the plan holds a {type(action).__name__}, not an action")
+            where[act, i] = len(calls)
+            calls.append((call_id(act, i), action.tool, action.tool_input, None))
+        return act + 1
+    if entry.kind in ("obs", "decision") and (entry.act, entry.call) in where:
+        n = where[entry.act or 0, entry.call or 0]
+        ident, tool, tool_input, seen = calls[n]
+        value = loads(entry.data or "null")
+        if entry.kind == "obs":
+            calls[n] = (ident, tool, tool_input, _short(value))
+        elif value["decision"] == "edit":
+            calls[n] = (ident, tool, value["tool_input"], seen)
+    return act
 
 
 def runs_show(path: str | os.PathLike[str], thread_id: str) -> CliResult:
     """A run's header, every step (tool, input, observation), pending calls and outcome."""
     try:
-        store = _open(path)
+        store = _open(path, read_only=True)
         record = store.get(thread_id)
         if record is None:
             raise CheckpointError(f"no run is saved under thread {thread_id!r} in {path}")
-        steps = _steps(store.entries(thread_id))
+        steps = _steps(store.entries(thread_id), thread_id)
+        where = f"the saved {{}} of thread {thread_id!r}"
+        inputs = _decode(record.inputs, where.format("inputs"))
+        pending = _decode(record.pending, where.format("pending calls"))
+        output = _decode(record.output, where.format("output"))
+        pending_lines = _pending_lines(pending) if record.pending else []
     except CheckpointError as exc:
         return CliResult(1, f"error: {exc}")
     lines = [
         f"thread:  {record.thread_id}",
         f"status:  {_status(record)}",
         f"created: {_when(record.created)}   updated: {_when(record.updated)}",
-        f"inputs:  {_short(loads(record.inputs))}",
+        f"inputs:  {_short(inputs)}",
         f"steps:   {len(steps)}",
     ]
     for ident, tool, tool_input, observation in steps:
         shown = "(not finished)" if observation is None else observation
         lines.append(f"  [{ident}] {tool}({_short(tool_input, 40)}) -> {shown}")
-    if record.pending:
+    if pending_lines:
         lines.append("waiting for approval:")
-        lines.extend(_pending_lines(loads(record.pending)))
+        lines.extend(pending_lines)
     if record.output:
-        lines.append(f"output:  {_short(loads(record.output), 200)}")
+        lines.append(f"output:  {_short(output, 200)}")
     if record.error:
         lines.append(f"error:   {record.error}")
     return CliResult(0, "\n".join(lines))
 
 
 def _pending_lines(pending: list[dict[str, Any]]) -> list[str]:
-    return [f"  [{p['id']}] {p['tool']}({_short(p['tool_input'], 60)})" for p in pending]
+    try:
+        return [f"  [{p['id']}] {p['tool']}({_short(p['tool_input'], 60)})" for p in pending]
+    except _DAMAGE as exc:
+        raise CheckpointError(f"the list of pending calls is damaged ({exc!r})") from None
 
 
 def runs_resume(
@@ -158,6 +208,14 @@ def runs_resume(
         result = executor.resume(thread_id, approve=approve, reject=reject, edit=edit)
     except CheckpointError as exc:
         return CliResult(1, f"error: {exc}")
+    except KeyboardInterrupt:
+        return CliResult(
+            130,
+            f"interrupted: thread {thread_id} keeps its finished steps; "
+            f"resume it with: actloop runs resume {thread_id}",
+        )
+    except ConfigurationError:
+        raise
     except Exception as exc:
         return CliResult(1, f"the run failed: {type(exc).__name__}: {exc}")
     if result.get("status") == "paused" and PAUSED_KEY in result:
@@ -165,10 +223,40 @@ def runs_resume(
         lines.extend(_pending_lines(result[PAUSED_KEY]))
         lines.append(f"resume it with: actloop runs resume {thread_id} --approve ID ...")
         return CliResult(3, "\n".join(lines))
-    keys = executor.agent.return_values
+    keys = executor.agent.return_values or ["output"]  # a Runnable agent names none
     values = {k: result[k] for k in keys if k in result}
     text = str(values[keys[0]]) if len(values) == 1 else json.dumps(values, default=str)
     return CliResult(0, text)
+
+
+def runs_unlock(path: str | os.PathLike[str], thread_id: str) -> CliResult:
+    """Break the thread's lease (its holder died where this host cannot tell, e.g. another
+    machine); refused while a live process on this host holds it."""
+    try:
+        holder = _open(path).break_lease(thread_id)
+    except CheckpointError as exc:
+        return CliResult(1, f"error: {exc}")
+    if holder is None:
+        return CliResult(0, f"thread {thread_id} holds no lease; nothing to unlock")
+    return CliResult(
+        0,
+        f"broke the lease of process {holder} on thread {thread_id}; "
+        f"resume it with: actloop runs resume {thread_id}",
+    )
+
+
+def _saved_timeout(store: SqliteCheckpointer, thread_id: str) -> float | None:
+    """The time limit the run was started with (resume checks it is the same), else the CLI's
+    default; a damaged record is reported by the resume itself."""
+    from actloop.cli._build import DEFAULT_TIMEOUT
+
+    record = store.get(thread_id)
+    try:
+        saved: Any = json.loads(record.fingerprint) if record else {}
+        limit: Any = saved.get("max_execution_time", DEFAULT_TIMEOUT)
+    except _DAMAGE:
+        return DEFAULT_TIMEOUT
+    return float(limit) if isinstance(limit, (int, float)) else None
 
 
 def runs_command(args: argparse.Namespace) -> int:
@@ -176,23 +264,31 @@ def runs_command(args: argparse.Namespace) -> int:
     if args.action != "list" and not args.thread:
         print(f"actloop: error: runs {args.action} needs a THREAD id")
         return 2
-    if args.action == "list":
-        result = runs_list(args.db)
-    elif args.action == "show":
-        result = runs_show(args.db, args.thread)
-    else:
-
-        def factory(checkpointer: Any) -> Any:
-            from actloop.cli._build import build_executor
-
-            return build_executor(args, checkpointer)
-
-        try:
-            result = runs_resume(
-                args.db, args.thread, factory, approve=args.approve, reject=args.reject
-            )
-        except ConfigurationError as exc:
-            print(f"actloop: error: {exc}")
-            return 2
-    print(result.text)
+    try:
+        result = _dispatch(args)
+    except ConfigurationError as exc:
+        print(inert(f"actloop: error: {exc}"))
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    print(inert(result.text))
     return result.code
+
+
+def _dispatch(args: argparse.Namespace) -> CliResult:
+    if args.action == "list":
+        return runs_list(args.db)
+    if args.action == "show":
+        return runs_show(args.db, args.thread)
+    if args.action == "unlock":
+        return runs_unlock(args.db, args.thread)
+
+    def factory(checkpointer: SqliteCheckpointer) -> Any:
+        from actloop.cli._build import build_executor
+
+        if args.timeout is None:
+            args.timeout = _saved_timeout(checkpointer, args.thread)
+        return build_executor(args, checkpointer)
+
+    return runs_resume(args.db, args.thread, factory, approve=args.approve, reject=args.reject)

@@ -17,15 +17,18 @@ from actloop.exceptions import ConfigurationError
 __all__ = ["add_serve_parser", "serve_command"]
 
 
-def add_serve_parser(sub: Any, shared: argparse.ArgumentParser) -> None:
-    """Register `serve` with `run`'s agent options."""
+def add_serve_parser(sub: Any, shared: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Register `serve` with `run`'s agent options (its own copy: see `_parser`)."""
     serve = sub.add_parser("serve", parents=[shared], help="serve the agent over HTTP")
+    serve.add_argument("--db", help="checkpoint file for durable threads (SQLite)")
+    serve.set_defaults(thread=None)
     serve.add_argument("--executor", help="MODULE:ATTR of an AgentExecutor or its factory")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--token", help="bearer token (default: $ACTLOOP_TOKEN)")
     serve.add_argument("--cors-origin", action="append", default=[], help="allowed origin")
     serve.add_argument("--max-body", type=int, default=1 << 20, help="request size limit")
+    return serve
 
 
 def _is_loopback(host: str) -> bool:

@@ -18,7 +18,7 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Generator, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from actloop.agents import AgentFinish
@@ -150,11 +150,12 @@ class DurableRun:
     def _resume(self, record: RunRecord | None, request: Request) -> None:
         check_resumable(record, self.thread_id, self.store)
         assert record is not None
-        self._check_fingerprint(record.fingerprint)
         entries = self.store.entries(self.thread_id)
         contexts = [e.data for e in entries if e.kind == "context" and e.data]
         self.previous_context = json.loads(contexts[-1]) if contexts else {}
-        tail = replay(self.core, entries, self.thread_id)
+        with damaged_journal(self.thread_id):
+            self._check_fingerprint(record.fingerprint)
+            tail = replay(self.core, entries, self.thread_id)
         self.known, self.starts, self.decisions = tail.known, tail.starts, tail.decisions
         self.tail_act = self.core.act
         self.journal.seq = entries[-1].seq + 1 if entries else 0
@@ -417,4 +418,21 @@ def resume_request(
     request = Request(approvals(approve), rejections(reject), dict(edit or {}))
     base: dict[str, Any] = dict(ensure_config(config))
     configurable = {**base.get("configurable", {}), "thread_id": thread_id, RESUME_KEY: request}
-    return loads(record.inputs), cast(RunnableConfig, {**base, "configurable": configurable})
+    with damaged_journal(thread_id):
+        inputs = loads(record.inputs)
+        if not isinstance(inputs, dict):
+            raise TypeError(f"the saved inputs are not a dict but {type(inputs).__name__}")
+    config = cast(RunnableConfig, {**base, "configurable": configurable})
+    return cast("dict[str, Any]", inputs), config
+
+
+@contextlib.contextmanager
+def damaged_journal(thread_id: str) -> Generator[None]:
+    """Turn what decoding a damaged or hand-edited saved value raises into a CheckpointError."""
+    try:
+        yield
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as exc:
+        raise CheckpointError(
+            f"the saved run of thread {thread_id!r} is damaged and cannot be resumed "
+            f"({type(exc).__name__}: {exc}); it was left untouched"
+        ) from exc

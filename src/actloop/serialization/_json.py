@@ -12,7 +12,9 @@ comes back as a tuple, so intermediate steps `[(action, observation), ...]` roun
 values. `load` builds only the classes of `actloop.messages` and `actloop.agents` (under every id
 langchain-core maps to them) and reads secrets only from `secrets_map`, or from the environment
 when `secrets_from_env=True`. Any other id, `not_implemented` entries, malformed entries and
-nesting deeper than 200 levels raise `SerializationError` (a ValueError).
+nesting deeper than 200 levels raise `SerializationError` (a ValueError); so does `dumps` of a value
+JSON cannot hold (nesting past 200 levels, an integer of more than 4,300 digits). Dict keys that
+are not strings come back as strings, as in any JSON (`{1: "a"}` loads as `{"1": "a"}`).
 """
 
 from __future__ import annotations
@@ -130,7 +132,12 @@ def dumps(obj: Any, *, pretty: bool = False, **kwargs: Any) -> str:
         raise SerializationError(msg)
     if pretty:
         kwargs.setdefault("indent", 2)
-    return json.dumps(_dump(obj, 0), **kwargs)
+    data = _dump(obj, 0)
+    try:
+        return json.dumps(data, **kwargs)
+    except (ValueError, RecursionError) as e:  # an int past Python's 4,300-digit str limit
+        msg = f"Cannot serialize: {e}"
+        raise SerializationError(msg) from e
 
 
 def _dump(obj: Any, depth: int) -> Any:

@@ -67,8 +67,13 @@ clock: BaseTool = StructuredTool.from_function(
 
 
 def file_tools(root: str | Path = ".") -> list[BaseTool]:
-    """`read_file` and `list_dir`, confined to `root`: paths outside it (symlinks too) refused."""
+    """`read_file` and `list_dir`, confined to `root`: paths outside it (symlinks too) refused.
+
+    A `root` that is not an existing directory is a ConfigurationError; one removed later makes
+    each call an `Error:` observation."""
     base = Path(root).resolve()
+    if not base.is_dir():
+        raise ConfigurationError(f"the file tools' root {str(root)!r} is not an existing directory")
 
     def _read(path: str) -> str:
         """Read a text file.

@@ -2,13 +2,16 @@
 
 Every path is resolved with its symlinks and must stay inside the root; the opened descriptor is
 checked again (through /proc/self/fd where available), so a symlink swapped in after the check
-cannot lead outside either.
+cannot lead outside either. Everything returned is valid UTF-8 text: a path holding a lone
+surrogate is refused, and names that are not UTF-8 on disk are listed with U+FFFD in place of
+their stray bytes.
 """
 
 from __future__ import annotations
 
 import codecs
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -26,6 +29,7 @@ DEFAULT_MAX_ENTRIES = 200
 """Entries `list_dir` shows before cutting the listing short."""
 _MAX_PATH_LENGTH = 4_096
 _BINARY_SNIFF_BYTES = 8_192
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _OPEN_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)
@@ -78,7 +82,7 @@ def list_dir(root: Path, path: str = ".", max_entries: int = DEFAULT_MAX_ENTRIES
         if not stat.S_ISDIR(os.fstat(fd).st_mode):
             raise FileToolError(f"{path!r} is not a directory; use read_file to read it")
         with os.scandir(fd) as entries:
-            names = sorted(entry.name + ("/" if _is_dir(entry) else "") for entry in entries)
+            names = sorted(_text(entry.name) + ("/" if _is_dir(entry) else "") for entry in entries)
     except PermissionError:
         raise FileToolError(f"permission denied: {path!r}") from None
     finally:
@@ -97,7 +101,14 @@ def _resolve(root: Path, path: str) -> tuple[Path, Path]:
         raise FileToolError("the path contains a NUL character")
     if len(path) > _MAX_PATH_LENGTH:
         raise FileToolError(f"the path is too long (the limit is {_MAX_PATH_LENGTH} characters)")
-    base = root.resolve(strict=True)
+    if _text(path) != path:
+        raise FileToolError(f"the path {path!r} is not valid text (it holds a lone surrogate)")
+    try:
+        base = root.resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise FileToolError("the directory you may access no longer exists") from None
+    if not base.is_dir():
+        raise FileToolError("the directory you may access no longer exists")
     try:
         # Not strict: a missing path outside the root is refused as outside, so the error
         # does not tell whether something exists there. Opening reports missing files.
@@ -138,6 +149,12 @@ def _is_within(target: Path, base: Path) -> bool:
 
 def _outside(path: str) -> str:
     return f"{path!r} is outside the directory you may access; use a path inside it"
+
+
+def _text(name: str) -> str:
+    """`name` as valid UTF-8 text: each lone surrogate (a stray byte of a file name that is not
+    UTF-8 is one) becomes U+FFFD."""
+    return _SURROGATE.sub("\ufffd", name)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
