@@ -70,11 +70,16 @@ class Engine:
         self.closed = False
         self.cache = PrefixCache(path, n_ctx)
         self._template = _Template(llm)
+        self._grammars_ok: set[str] = set()
 
     # -- prompt ------------------------------------------------------------------------------
     def tokens(self, messages: Sequence[tuple[str, str]]) -> tuple[list[int], list[int]]:
         """The prompt's tokens, and the token offset where each message's content ends."""
         return self._template.tokens(messages)
+
+    def count(self, text: str) -> int:
+        """Tokens in a reply's text (usage metadata)."""
+        return len(self.llm.tokenize(text.encode(), add_bos=False, special=False))
 
     def check_fits(self, prompt: Sequence[int]) -> None:
         if len(prompt) >= self.n_ctx:
@@ -85,9 +90,21 @@ class Engine:
             )
 
     # -- decoding ----------------------------------------------------------------------------
-    def stream(self, prompt: list[int], sampling: Sampling, prefix: int = 0) -> Iterator[str]:
-        """Decode a reply to `prompt`, yielding text pieces; `prefix` tokens may come from disk."""
+    def complete(self, prompt: list[int], sampling: Sampling, prefix: int = 0) -> str:
+        """The whole reply, decoded under the lock at once (repeatable: no call interleaves)."""
+        with self.lock:
+            return "".join(self.stream(prompt, sampling, prefix, _locked=True))
+
+    def stream(
+        self, prompt: list[int], sampling: Sampling, prefix: int = 0, *, _locked: bool = False
+    ) -> Iterator[str]:
+        """Decode a reply to `prompt`, yielding text pieces; `prefix` tokens may come from disk.
+
+        The lock is taken per token, so a reader that stops early never keeps it; calls that
+        interleave stay correct (the KV cache is re-synced) though not bit-for-bit repeatable.
+        """
         self.check_fits(prompt)
+        step_lock = contextlib.nullcontext() if _locked else self.lock
         budget = min(sampling.max_tokens, self.n_ctx - len(prompt))
         tokens = list(prompt)
         sampler: Any = None
@@ -96,7 +113,7 @@ class Engine:
         emitted = 0
         hold = max((len(s) for s in sampling.stop), default=1) - 1
         for _ in range(budget):
-            with self.lock:
+            with step_lock:
                 self._check_open()
                 if sampler is None:
                     sampler = self._sampler(sampling)
@@ -123,8 +140,27 @@ class Engine:
     def _sampler(self, sampling: Sampling) -> Any:
         from llama_cpp import LLAMA_DEFAULT_SEED
 
+        if sampling.grammar is not None:
+            self._check_grammar(sampling.grammar)
         self.llm.set_seed(LLAMA_DEFAULT_SEED if sampling.seed is None else sampling.seed)
         return self.llm._init_sampler(temp=sampling.temperature, grammar=sampling.grammar)  # pyright: ignore[reportPrivateUsage]
+
+    def _check_grammar(self, grammar: Any) -> None:
+        """Refuse a grammar llama.cpp cannot parse (it would crash the sampler, not raise)."""
+        import llama_cpp
+
+        text: str = grammar._grammar  # pyright: ignore[reportPrivateUsage]
+        if text in self._grammars_ok:
+            return
+        vocab = self.llm._model.vocab  # pyright: ignore[reportPrivateUsage]
+        root: str = grammar._root  # pyright: ignore[reportPrivateUsage]
+        sampler = llama_cpp.llama_sampler_init_grammar(vocab, text.encode(), root.encode())
+        if not sampler:
+            raise ModelError(
+                f"llama.cpp cannot parse this grammar (see its message above): {text[:200]!r}"
+            )
+        llama_cpp.llama_sampler_free(sampler)
+        self._grammars_ok.add(text)
 
     def _piece(self, token: int) -> bytes:
         """The bytes of one token (special tokens render as nothing)."""

@@ -129,6 +129,12 @@ class LocalChatModel(BaseChatModel):
             self._grammars[gbnf] = LlamaGrammar.from_string(gbnf, verbose=False)
         return self._grammars[gbnf]
 
+    def prompt_tokens(self, messages: Sequence[BaseMessage]) -> list[int]:
+        """The prompt's tokens as the model sees them: its chat template around the messages'
+        text, which is tokenized as plain text (a role marker in a document stays text)."""
+        engine = load_engine(self.model_path, self.n_ctx, self.n_threads)
+        return engine.tokens([_role_and_text(m) for m in messages])[0]
+
     def _prepare(
         self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
     ) -> tuple[Engine, list[int], int, Sampling]:
@@ -151,10 +157,10 @@ class LocalChatModel(BaseChatModel):
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
     ) -> AIMessage:
         engine, prompt, prefix, sampling = self._prepare(messages, stop, kwargs)
-        pieces = list(engine.stream(prompt, sampling, prefix))
+        text = engine.complete(prompt, sampling, prefix)
         return AIMessage(
-            content="".join(pieces),
-            usage_metadata=_usage(len(prompt), len(pieces)),
+            content=text,
+            usage_metadata=_usage(len(prompt), engine.count(text)),
             response_metadata={"model_name": Path(self.model_path).name},
         )
 
@@ -162,13 +168,13 @@ class LocalChatModel(BaseChatModel):
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
     ) -> Iterator[AIMessageChunk]:
         engine, prompt, prefix, sampling = self._prepare(messages, stop, kwargs)
-        count = 0
+        text = ""
         for piece in engine.stream(prompt, sampling, prefix):
-            count += 1
+            text += piece
             yield AIMessageChunk(content=piece)
         yield AIMessageChunk(
             content="",
-            usage_metadata=_usage(len(prompt), count),
+            usage_metadata=_usage(len(prompt), engine.count(text)),
             response_metadata={"model_name": Path(self.model_path).name},
             chunk_position="last",
         )
