@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import atexit
 import codecs
-import ctypes
 import contextlib
+import ctypes
 import os
 import re
 import secrets
