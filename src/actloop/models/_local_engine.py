@@ -223,11 +223,21 @@ _engines_lock = threading.Lock()
 
 
 def default_threads() -> int:
-    """The cores this process may run on (llama.cpp's decode scales with them)."""
+    """The cores this process may run on that are not busy (1-minute load average), at least 1.
+
+    llama.cpp's threads wait for each other at every layer: on a shared machine whose cores are
+    all busy, 2 threads on 2 cores were measured 20-40x slower than 1 (a descheduled thread
+    stalls the other), while on idle cores they split the work.
+    """
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+        cores = max(1, os.cpu_count() or 1)
+    try:
+        idle = cores - os.getloadavg()[0]
+    except OSError:  # pragma: no cover - no load average on this system
+        idle = cores
+    return max(1, min(cores, int(idle + 0.5)))
 
 
 def load_engine(path: str, n_ctx: int, n_threads: int) -> Engine:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from actloop.prompts import ChatPromptTemplate
     from actloop.tools import BaseTool
 
-__all__ = ["CACHE_PREFIX", "agent_prompt", "iana_zones", "reply_schema"]
+__all__ = ["CACHE_PREFIX", "agent_prompt", "final_schema", "iana_zones", "reply_schema"]
 
 CACHE_PREFIX = "cache_prefix"
 """`additional_kwargs` key marking the last message of a prompt's fixed prefix: the KV state up
@@ -74,34 +74,49 @@ _SHOTS: list[Shot] = [
         "clock",
         {"timezone": "Europe/Berlin"},
         "2026-01-15T09:30:12+01:00 (Europe/Berlin, Thursday)",
-        "In Berlin it is 09:30 (Thursday, 2026-01-15).",
+        "In Berlin it is 2026-01-15T09:30:12+01:00 (Thursday).",
     ),
     (
         "What time is it in Chicago?",
         "clock",
         {"timezone": "America/Chicago"},
         "2026-01-14T21:05:40-06:00 (America/Chicago, Wednesday)",
-        "In Chicago it is 21:05 (Wednesday, 2026-01-14).",
+        "In Chicago it is 2026-01-14T21:05:40-06:00 (Wednesday).",
     ),
     (
-        "What does notes.txt say?",
+        "Which files are here?",
+        "list_dir",
+        {"path": "."},
+        "data.csv\ndocs/\nnotes.txt",
+        "The files here are: data.csv, docs/ and notes.txt.",
+    ),
+    (
+        "What does the file notes.txt say?",
         "read_file",
         {"path": "notes.txt"},
         "Buy milk and bread.\n",
-        'notes.txt says: "Buy milk and bread."',
+        'The file notes.txt says: "Buy milk and bread."',
     ),
     (
         "Which files are in the docs folder?",
         "list_dir",
         {"path": "docs"},
-        "guide.md\nintro.md\nimages/",
-        "The docs folder has: guide.md, intro.md and the folder images/.",
+        "guide.md\nplan.md",
+        "The docs folder has: guide.md and plan.md.",
+    ),
+    (
+        "What is in docs/plan.md?",
+        "read_file",
+        {"path": "docs/plan.md"},
+        "# Plan\n- paint the fence\n",
+        'docs/plan.md says: "# Plan - paint the fence".',
     ),
 ]
 
 _GREETINGS = [
     ("Hello!", "Hello! How can I help you today?"),
     ("Who are you?", "I am a small assistant. I can {skills}."),
+    ("Thanks, bye!", "You are welcome. Goodbye!"),
 ]
 
 _SKILLS = {
@@ -110,6 +125,15 @@ _SKILLS = {
     "read_file": "read files",
     "list_dir": "list folders",
 }
+
+
+_NARROW: dict[str, dict[str, dict[str, Any]]] = {
+    "calculator": {"expression": {"type": "string", "pattern": "^[0-9a-z+*/(). ,-]+$"}},
+    "read_file": {"path": {"type": "string", "pattern": "^[A-Za-z0-9_./-]+$"}},
+    "list_dir": {"path": {"type": "string", "pattern": "^[A-Za-z0-9_./-]+$"}},
+}
+"""Argument shapes of the built-in tools: an expression of numbers, operators and function
+names (no `=`, no `%`, never empty), a path without spaces or quotes."""
 
 
 def iana_zones() -> list[str]:
@@ -126,12 +150,24 @@ def reply_schema(tools: Sequence[BaseTool]) -> dict[str, Any]:
     zones = iana_zones()
     for reply in schema["oneOf"]:
         properties: dict[str, Any] = reply["properties"]
-        if properties["action"].get("const") == "clock" and len(zones) > 1:
-            fields: dict[str, Any] = properties["action_input"].get("properties", {})
-            if "timezone" in fields:
-                fields["timezone"] = {"enum": zones}
-                properties["action_input"]["required"] = ["timezone"]
+        fields: dict[str, Any] = properties["action_input"].get("properties", {})
+        for name, narrowed in _NARROW.get(properties["action"].get("const"), {}).items():
+            if name in fields:
+                fields[name] = narrowed
+                properties["action_input"]["required"] = [name]
+        if "timezone" in fields and properties["action"].get("const") == "clock" and zones:
+            fields["timezone"] = {"enum": zones}
+            properties["action_input"]["required"] = ["timezone"]
     return schema
+
+
+def final_schema() -> dict[str, Any]:
+    """The reply schema once a tool has answered: the final answer only."""
+    return {
+        "type": "object",
+        "properties": {"action": {"const": "Final Answer"}, "action_input": {"type": "string"}},
+        "required": ["action", "action_input"],
+    }
 
 
 def _tool_lines(tools: Sequence[BaseTool]) -> str:
@@ -185,8 +221,9 @@ def agent_prompt(tools: Sequence[BaseTool]) -> ChatPromptTemplate:
         f"{_tool_lines(tools)}\n"
         'To use a tool reply: {"action": "<tool>", "action_input": {<its input>}}\n'
         'When you know the answer reply: {"action": "Final Answer", "action_input": "<answer>"}\n'
-        "Use the calculator for every calculation, the clock for the time, the file tools for "
-        "files. After the Observation, give the Final Answer with the tool's result. "
+        "Use the calculator for every calculation, the clock for the time, read_file for what a "
+        "file says, list_dir for which files there are. After the Observation, give the Final "
+        "Answer with the tool's result. "
         "For a greeting or chat, answer directly without a tool and without numbers."
     )
     fixed: list[BaseMessage] = [SystemMessage(system), *_shots(tools)]

@@ -33,7 +33,7 @@ from actloop.models._local_engine import (
     default_threads,
     load_engine,
 )
-from actloop.models._local_prompt import CACHE_PREFIX, agent_prompt, reply_schema
+from actloop.models._local_prompt import CACHE_PREFIX, agent_prompt, final_schema, reply_schema
 
 if TYPE_CHECKING:
     from actloop.agents import AgentAction, AgentFinish
@@ -222,11 +222,31 @@ def local_agent_prompt(tools: Sequence[BaseTool]) -> ChatPromptTemplate:
 def local_json_agent(
     llm: Runnable[Any, Any], tools: Sequence[BaseTool]
 ) -> Runnable[dict[str, Any], AgentAction | AgentFinish]:
-    """The structured JSON agent with the local prompt and schema-constrained replies (the
-    clock's time zone among IANA names)."""
-    from actloop.json_agent import create_structured_json_agent
+    """The structured JSON agent with the local prompt and schema-constrained replies.
 
-    constrained = llm.bind(response_format={"type": "json_object", "schema": reply_schema(tools)})
-    return create_structured_json_agent(
-        constrained, tools, local_agent_prompt(tools), constrained=False
-    )
+    The schema narrows what the model may write (the clock's time zone among IANA names, an
+    arithmetic expression without `=`, a path); once a tool has returned a result (not an
+    error), the only reply left is the final answer, which the model writes from that result.
+    """
+    from actloop.json_agent import create_structured_json_agent
+    from actloop.runnables import RunnableLambda
+
+    prompt = local_agent_prompt(tools)
+
+    def agent(schema: dict[str, Any]) -> Runnable[dict[str, Any], Any]:
+        bound = llm.bind(response_format={"type": "json_object", "schema": schema})
+        return create_structured_json_agent(bound, tools, prompt, constrained=False)
+
+    choose, answer = agent(reply_schema(tools)), agent(final_schema())
+    names = {t.name for t in tools}
+
+    def route(inputs: dict[str, Any]) -> Runnable[dict[str, Any], Any]:
+        steps: list[Any] = inputs.get("intermediate_steps") or []
+        return answer if steps and _tool_answered(steps[-1], names) else choose
+
+    return RunnableLambda(route)
+
+
+def _tool_answered(step: tuple[Any, Any], names: set[str]) -> bool:
+    action, observation = step
+    return getattr(action, "tool", None) in names and not str(observation).startswith("Error")
