@@ -197,6 +197,15 @@ QUESTIONS: list[Question] = [
 ]
 
 
+SHORT = (
+    "What is 12 * 7 + 5?",
+    "What is the square root of 144?",
+    "What time is it in London right now?",
+    "Hello, who are you?",
+)
+"""The questions of the short eval in the tests (tests/local/test_eval_short.py)."""
+
+
 # -- running -------------------------------------------------------------------------------------
 
 

