@@ -17,6 +17,7 @@ import json
 import math
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -218,6 +219,8 @@ class Outcome:
     seed: int
     correct: bool
     seconds: float
+    cpu: float
+    """CPU seconds (user + system) of the run's process: robust to a loaded machine."""
     output: str
     tools: list[str] = field(default_factory=lambda: list[str]())
     exit_code: int = 0
@@ -240,9 +243,11 @@ def run_one(question: Question, seed: int, root: Path, model: str, timeout: floa
         command += ["--root", str(root)]
     command.append(question.text)
     start = time.time()
+    before = _children_cpu()
     began = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=root)
     seconds = time.perf_counter() - began
+    cpu = _children_cpu() - before
     try:
         result: dict[str, object] = json.loads(done.stdout)
     except ValueError:
@@ -256,10 +261,16 @@ def run_one(question: Question, seed: int, root: Path, model: str, timeout: floa
         seed=seed,
         correct=done.returncode == 0 and question.check(result),
         seconds=seconds,
+        cpu=cpu,
         output=str(result.get("output", ""))[:300],
         tools=tools,
         exit_code=done.returncode,
     )
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_eval(
@@ -275,10 +286,8 @@ def run_eval(
                 outcomes.append(outcome)
                 if echo:
                     mark = "ok " if outcome.correct else "BAD"
-                    print(
-                        f"{mark} {outcome.seconds:5.2f}s s{seed} {question.text!r} -> {outcome.output[:90]!r} {outcome.tools}",
-                        flush=True,
-                    )
+                    shown = f"{question.text!r} -> {outcome.output[:90]!r} {outcome.tools}"
+                    print(f"{mark} {outcome.seconds:5.2f}s s{seed} {shown}", flush=True)
     return outcomes
 
 
@@ -291,6 +300,7 @@ def summary(outcomes: Sequence[Outcome]) -> list[dict[str, object]]:
     ]:
         right = sum(o.correct for o in group)
         times = [o.seconds for o in group]
+        cpus = [o.cpu for o in group]
         rows.append(
             {
                 "category": name,
@@ -299,17 +309,21 @@ def summary(outcomes: Sequence[Outcome]) -> list[dict[str, object]]:
                 "accuracy": round(right / len(group), 3) if group else 0.0,
                 "median_s": round(statistics.median(times), 2) if times else 0.0,
                 "p90_s": round(sorted(times)[int(0.9 * (len(times) - 1))], 2) if times else 0.0,
+                "median_cpu_s": round(statistics.median(cpus), 2) if cpus else 0.0,
             }
         )
     return rows
 
 
 def table(rows: Sequence[dict[str, object]]) -> str:
-    lines = ["| category | right | accuracy | median s/question | p90 s |", "|---|---|---|---|---|"]
+    lines = [
+        "| category | right | accuracy | median wall s | p90 wall s | median CPU s |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in rows:
         lines.append(
             f"| {r['category']} | {r['right']}/{r['total']} | {float(str(r['accuracy'])):.0%} "
-            f"| {r['median_s']} | {r['p90_s']} |"
+            f"| {r['median_s']} | {r['p90_s']} | {r['median_cpu_s']} |"
         )
     return "\n".join(lines)
 
@@ -329,9 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     load = os.getloadavg()[0]
     outcomes = run_eval(questions, seeds, args.model)
     rows = summary(outcomes)
-    print(
-        f"\n{len(questions)} questions x seeds {seeds}, load average {load:.1f} -> {os.getloadavg()[0]:.1f}"
-    )
+    after = os.getloadavg()[0]
+    print(f"\n{len(questions)} questions x seeds {seeds}, load average {load:.1f} -> {after:.1f}")
     print(table(rows))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
