@@ -85,7 +85,8 @@ def _answer_numbers(result: dict[str, object]) -> list[float]:
     return numbers_in(str(result.get("output", "")))
 
 
-_TIME = re.compile(r"\b(\d{1,2}):(\d{2})(?::\d{2})?\s*([AaPp]\.?[Mm]\.?)?")
+_TIME = re.compile(r"(?<![+\-\d])(\d{1,2}):(\d{2})(?::\d{2})?\s*([AaPp]\.?[Mm]\.?)?")
+"""A clock time; a UTC offset such as `+09:00` is not one."""
 
 
 def hours_in(text: str) -> set[int]:

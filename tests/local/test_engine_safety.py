@@ -38,6 +38,7 @@ def test_exit_while_a_daemon_thread_decodes(tmp_path: Path) -> None:
         "import threading, time\n"
         "from actloop.models import LocalChatModel\n"
         "m = LocalChatModel(max_tokens=4000, temperature=1.0, seed=1)\n"
+        "m.invoke('Hi', max_tokens=1)\n"  # load first: llama.cpp mutes fd 1 while it loads
         "g = m.bind(grammar='root ::= l l l l l l l l l l\\nl ::= [a-z ]{200}')\n"
         "threading.Thread(target=lambda: g.invoke('Write.'), daemon=True).start()\n"
         "time.sleep(1.5)\n"
