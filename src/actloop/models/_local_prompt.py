@@ -115,7 +115,7 @@ _SHOTS: list[Shot] = [
 
 _GREETINGS = [
     ("Hello!", "Hello! How can I help you today?"),
-    ("Who are you?", "I am a small assistant. I can {skills}."),
+    ("What can you do?", "I can {skills}."),
     ("Thanks, bye!", "You are welcome. Goodbye!"),
 ]
 
