@@ -115,7 +115,7 @@ _SHOTS: list[Shot] = [
 
 _GREETINGS = [
     ("Hello!", "Hello! How can I help you today?"),
-    ("What can you do?", "I can {skills}."),
+    ("How can you help me?", "I can {skills}."),
     ("Thanks, bye!", "You are welcome. Goodbye!"),
 ]
 
