@@ -236,7 +236,7 @@ def make_root(folder: Path) -> Path:
     return folder
 
 
-def run_one(question: Question, seed: int, root: Path, model: str, timeout: float = 120) -> Outcome:
+def run_one(question: Question, seed: int, root: Path, model: str, timeout: float = 300) -> Outcome:
     """`actloop run --json` in a fresh process, timed from start to exit."""
     command = [sys.executable, "-m", "actloop", "run", "--json", "--seed", str(seed)]
     command += ["--model", model, "--tools", question.tools]
@@ -246,7 +246,11 @@ def run_one(question: Question, seed: int, root: Path, model: str, timeout: floa
     start = time.time()
     before = _children_cpu()
     began = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=root)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=root)
+    except subprocess.TimeoutExpired as exc:  # counts as wrong; the eval goes on
+        out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else ""
+        done = subprocess.CompletedProcess(command, -9, out, "timed out")
     seconds = time.perf_counter() - began
     cpu = _children_cpu() - before
     try:
