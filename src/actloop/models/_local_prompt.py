@@ -128,7 +128,7 @@ _SKILLS = {
 
 
 _NARROW: dict[str, dict[str, dict[str, Any]]] = {
-    "calculator": {"expression": {"type": "string", "pattern": "^[0-9a-z+*/(). ,-]+$"}},
+    "calculator": {"expression": {"type": "string", "pattern": "^[0-9a-z(-][0-9a-z+*/(). ,-]*$"}},
     "read_file": {"path": {"type": "string", "pattern": "^[A-Za-z0-9_./-]+$"}},
     "list_dir": {"path": {"type": "string", "pattern": "^[A-Za-z0-9_./-]+$"}},
 }
