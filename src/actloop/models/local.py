@@ -102,8 +102,9 @@ class LocalChatModel(BaseChatModel):
     grammar, so the reply always matches the schema; `grammar=` (GBNF text) is used as given.
     `seed` makes runs repeatable: call N of a model uses seed `seed + N`. The default temperature
     is low (0.1): a tiny model sampled hotter miscopies numbers ("89.8" for "89"). All models on
-    one file share one loaded llama.cpp context and one lock (see `_local_engine`). A prompt longer than
-    `n_ctx` raises `ContextWindowError`. Native tool calling is not supported: use the JSON agent.
+    one file share one loaded llama.cpp context and one lock (see `_local_engine`). A prompt
+    longer than `n_ctx` raises `ContextWindowError`. Native tool calling is not supported: use the
+    JSON agent.
     """
 
     _llm_type = "llama-cpp"
