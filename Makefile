@@ -11,7 +11,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 	-DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench bench-local clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ lint: $(STAMP)
 
 bench:
 	$(PYTHON) bench/run.py
+	$(MAKE) bench-local
+
+# The embedded model's eval (bench/eval_local.py): 42 questions x 3 seeds through `actloop run --json`.
+bench-local: $(DEMO_STAMP)
+	$(PY) bench/eval_local.py
 
 clean:
 	rm -rf $(VENV)

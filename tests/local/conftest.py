@@ -69,3 +69,20 @@ def llama_server() -> Iterator[str]:
             server.kill()
             server.wait()
         log.close()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_kv_cache() -> Iterator[None]:
+    """Prefix KV states go to a temp dir (subprocesses inherit it), not the user's cache."""
+    import os
+
+    with tempfile.TemporaryDirectory() as folder:
+        old = os.environ.get("ACTLOOP_CACHE_DIR")
+        os.environ["ACTLOOP_CACHE_DIR"] = folder
+        try:
+            yield
+        finally:
+            if old is None:
+                del os.environ["ACTLOOP_CACHE_DIR"]
+            else:
+                os.environ["ACTLOOP_CACHE_DIR"] = old

