@@ -203,9 +203,8 @@ class LocalChatModel(BaseChatModel):
 
     def get_token_ids(self, text: str) -> list[int]:
         """The ids of `text` in this model's own tokenizer (llama.cpp's, no BOS token)."""
-        llm = _load(self.model_path, self.n_ctx, self.n_threads)
-        with self._lock:
-            return list(llm.tokenize(text.encode(), add_bos=False))
+        engine = load_engine(self.model_path, self.n_ctx, self.n_threads)
+        return list(engine.llm.tokenize(text.encode(), add_bos=False, special=False))
 
     def get_num_tokens(self, text: str) -> int:
         """How many tokens `text` is for this model (langchain-core's name; `TokenBudgetTrim`
