@@ -218,6 +218,13 @@ class BaseCheckpointer(ABC):
         """Forget a run (its record, journal and lease holder; the epoch stays)."""
         raise NotImplementedError(f"{type(self).__name__} cannot delete runs")
 
+    def close(self) -> None:  # noqa: B027 (optional: a store with nothing open keeps it)
+        """Give back what the store holds open (connections); it reopens on next use."""
+
+    async def aclose(self) -> None:
+        """Async twin of `close`."""
+        self.close()
+
     # -- async twins: inline by default (see the class docstring) -------------------------------
 
     async def aacquire(self, thread_id: str, owner: Owner, *, ttl: float | None = None) -> Lease:

@@ -93,6 +93,6 @@ def build_executor(args: argparse.Namespace, checkpointer: Any = None) -> Any:
 def _checkpointer(args: argparse.Namespace) -> Any:
     if getattr(args, "command", "run") != "run" or not getattr(args, "db", None):
         return None
-    from actloop.checkpoint import SqliteCheckpointer
+    from actloop.checkpoint import connect
 
-    return SqliteCheckpointer(args.db)
+    return connect(args.db)  # a file, or a postgresql:// URL

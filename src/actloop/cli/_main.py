@@ -41,7 +41,9 @@ def _agent_options() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, default=None, help="hard limit in seconds")
     run.add_argument("--early-stopping", choices=["force", "generate"], default="force")
     run.add_argument("--seed", type=int, default=None, help="sampling seed (local model)")
-    run.add_argument("--db", help="journal the run in this checkpoint file (a durable run)")
+    run.add_argument(
+        "--db", help="journal the run in this checkpoint file or postgresql:// URL (a durable run)"
+    )
     run.add_argument("--verbose", action="store_true", help="show model text and tracebacks")
     return run
 

@@ -18,7 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from actloop.agents import AgentAction, AgentFinish
-from actloop.checkpoint import JournalEntry, RunRecord, SqliteCheckpointer
+from actloop.checkpoint import (
+    BaseCheckpointer,
+    JournalEntry,
+    RunRecord,
+    SqliteCheckpointer,
+    connect,
+)
 from actloop.exceptions import CheckpointError, ConfigurationError, OutputParserException
 from actloop.executor._durable import PAUSED_KEY
 from actloop.executor._journal import call_id, decode_plan
@@ -39,7 +45,10 @@ class CliResult(NamedTuple):
     text: str
 
 
-def _open(path: str | os.PathLike[str]) -> SqliteCheckpointer:
+def _open(path: str | os.PathLike[str]) -> BaseCheckpointer:
+    """The store at `path`: a checkpoint file, or a `postgresql://` URL."""
+    if isinstance(path, str) and path.startswith(("postgresql://", "postgres://")):
+        return connect(path)
     if not Path(path).is_file():
         raise CheckpointError(f"no checkpoint file at {path}")
     return SqliteCheckpointer(path)
@@ -146,7 +155,7 @@ def _pending_lines(pending: list[dict[str, Any]]) -> list[str]:
 def runs_resume(
     path: str | os.PathLike[str],
     thread_id: str,
-    executor_factory: Callable[[SqliteCheckpointer], AgentExecutor],
+    executor_factory: Callable[[BaseCheckpointer], AgentExecutor],
     *,
     approve: bool | Iterable[str] | None = None,
     reject: Mapping[str, str | None] | Iterable[str] | None = None,
