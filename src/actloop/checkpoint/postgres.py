@@ -23,7 +23,7 @@ import socket
 import threading
 import time
 import weakref
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
@@ -143,7 +143,7 @@ class PostgresCheckpointer(BaseCheckpointer):
         return f"PostgreSQL store {_redacted(self.conninfo)} (schema {self.schema})"
 
     @contextlib.contextmanager
-    def _errors(self) -> Iterator[None]:
+    def _errors(self) -> Generator[None]:
         """psycopg failures as CheckpointError naming the store (its password hidden)."""
         psycopg, pool = _psycopg()
         try:
