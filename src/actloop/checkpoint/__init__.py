@@ -13,6 +13,7 @@ from actloop.checkpoint._base import (
     BaseCheckpointer,
     JournalEntry,
     Lease,
+    LeaseHeldError,
     LeaseLostError,
     Owner,
     RunRecord,
@@ -27,6 +28,7 @@ __all__ = [
     "BaseCheckpointer",
     "JournalEntry",
     "Lease",
+    "LeaseHeldError",
     "LeaseLostError",
     "Owner",
     "PostgresCheckpointer",
@@ -36,7 +38,15 @@ __all__ = [
     "connect",
 ]
 
-for _cls in (BaseCheckpointer, JournalEntry, Lease, LeaseLostError, Owner, RunRecord):
+for _cls in (
+    BaseCheckpointer,
+    JournalEntry,
+    Lease,
+    LeaseHeldError,
+    LeaseLostError,
+    Owner,
+    RunRecord,
+):
     _cls.__module__ = __name__  # users import them from here; reprs and pickles say so
 del _cls
 

@@ -51,6 +51,7 @@ __all__ = [
     "BaseCheckpointer",
     "JournalEntry",
     "Lease",
+    "LeaseHeldError",
     "LeaseLostError",
     "Owner",
     "RunRecord",
@@ -153,6 +154,10 @@ class Lease:
 
 class LeaseLostError(CheckpointError):
     """A write carried a lease that is no longer the thread's current one; nothing was written."""
+
+
+class LeaseHeldError(CheckpointError):
+    """Another live owner holds the thread's lease (`acquire`, or a write without a lease)."""
 
 
 class BaseCheckpointer(ABC):
