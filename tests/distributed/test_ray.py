@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 import ray
 from ray.cluster_utils import Cluster
-from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from actloop.distributed import RayRunner
 from postgres_server import PostgresServer, postgres_server
@@ -56,6 +55,7 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster
         head_node_args={**node, "include_dashboard": False, "_system_config": system},
     )
     cluster.add_node(**node)
+    cluster.wait_for_nodes()
     ray.init(address=cluster.address, log_to_driver=False)
     try:
         yield RayCluster(cluster, log)
@@ -124,30 +124,49 @@ def test_a_killed_worker_process_loses_no_run_and_repeats_no_finished_call(
         runner.shutdown()
 
 
+def test_cancel_then_resume_on_the_cluster(
+    ray_cluster: RayCluster, postgres_server: PostgresServer
+) -> None:
+    runner = RayRunner(FACTORY, postgres_server.create_database(), workers=2)
+    try:
+        pids = {ray.get(w.where.remote())[0] for w in runner.workers}
+        handle = runner.submit({"input": "cr"}, thread_id="cr")
+        assert handle.status() in ("pending", "running")
+        wait_for(lambda: len(ray_cluster.lines("cr")) >= 2, "calls")
+        handle.cancel()
+        with pytest.raises(ray.exceptions.TaskCancelledError):
+            handle.result(timeout=60)
+        assert handle.status() == "cancelled"
+        wait_for(lambda: runner.store.get("cr").status == "failed", "the saved status")  # type: ignore[union-attr]
+        done = len(ray_cluster.lines("cr"))
+        assert done < STEPS
+        again = runner.resume("cr")
+        assert again.result(timeout=60) == expected("cr")
+        assert again.status() == "finished"
+        check_calls(ray_cluster.lines("cr"), ["cr"], pids)  # only the cancelled call reruns
+    finally:
+        runner.shutdown()
+
+
 def test_a_killed_node_loses_no_run_and_repeats_no_finished_call(
     ray_cluster: RayCluster, postgres_server: PostgresServer
 ) -> None:
-    victim = ray_cluster.cluster.add_node(num_cpus=1, object_store_memory=80 * 1024 * 1024)
-    ray_cluster.cluster.wait_for_nodes()
-    on_victim = NodeAffinitySchedulingStrategy(node_id=victim.node_id, soft=True)
-    runner = RayRunner(
-        FACTORY,
-        postgres_server.create_database(),
-        workers=2,
-        actor_options={"scheduling_strategy": on_victim},
-    )
+    """Last in this file: it takes the cluster's second node away for good."""
+    cluster = ray_cluster.cluster
+    victim = next(node for node in cluster.list_all_nodes() if node is not cluster.head_node)
+    runner = RayRunner(FACTORY, postgres_server.create_database(), workers=2)
     try:
         where = [ray.get(w.where.remote()) for w in runner.workers]
         pids = {pid for pid, node in where if node == victim.node_id}
-        assert pids  # (soft affinity: a worker may also start elsewhere)
+        assert len(pids) == 1  # one worker on each node
         inputs = [f"kn{i}" for i in range(4)]
         handles = [runner.submit({"input": t}, thread_id=t) for t in inputs]
         wait_for(lambda: sum(p in pids for _, p in ray_cluster.lines("kn")) >= 3, "calls")
-        ray_cluster.cluster.remove_node(victim, allow_graceful=False)  # SIGKILL, all of it
+        cluster.remove_node(victim, allow_graceful=False)  # SIGKILL, all of it
         assert [h.result(timeout=180) for h in handles] == [expected(t) for t in inputs]
         assert max(h.attempts for h in handles) >= 2  # the kill really hit runs
         check_calls(ray_cluster.lines("kn"), inputs, pids)
         moved = {ray.get(w.where.remote())[1] for w in runner.workers}
-        assert victim.node_id not in moved
+        assert moved == {cluster.head_node.node_id}
     finally:
         runner.shutdown()

@@ -161,13 +161,13 @@ class RayRunner:
         if not ray.is_initialized():
             ray.init(address=address)
         self.store = connect(store)
-        options = {"num_cpus": 0, "scheduling_strategy": "SPREAD", **(actor_options or {})}
         remote = ray.remote(max_restarts=-1, max_task_retries=0, max_concurrency=concurrency)(
             Worker
         )
         lease_wait = (getattr(self.store, "lease_ttl", None) or 0.0) + 5.0
         self.workers: list[Any] = [
-            remote.options(**options).remote(factory, store, lease_wait) for _ in range(workers)
+            remote.options(**options).remote(factory, store, lease_wait)
+            for options in _placements(ray, workers, actor_options or {})
         ]
         self._next = itertools.cycle(range(workers))
 
@@ -191,11 +191,11 @@ class RayRunner:
         edit: Mapping[str, Any] | None = None,
     ) -> RunHandle:
         """Go on with a saved thread on the cluster, with decisions as `AgentExecutor.resume`."""
+        decisions: dict[str, Any] = {"approve": approve, "reject": reject, "edit": edit}
         if approve is not None and not isinstance(approve, bool):
-            approve = list(approve)  # sent to another process: no iterators
+            decisions["approve"] = list(approve)  # sent to another process: no iterators
         if reject is not None and not isinstance(reject, Mapping):
-            reject = list(reject)
-        decisions = {"approve": approve, "reject": reject, "edit": edit}
+            decisions["reject"] = list(reject)
         return RunHandle(self, thread_id, {}, decisions)
 
     def map(
@@ -231,3 +231,18 @@ class RayRunner:
             ray.kill(worker, no_restart=True)
         self.workers = []
         self.store.close()
+
+
+def _placements(ray: Any, workers: int, options: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Actor options per worker: round-robin over the live nodes (soft: a worker whose node
+    dies restarts elsewhere), unless `options` name a scheduling strategy."""
+    base = {"num_cpus": 0, **options}
+    if "scheduling_strategy" in options:
+        return [base] * workers
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    nodes = sorted(n["NodeID"] for n in ray.nodes() if n["Alive"])
+    return [
+        {**base, "scheduling_strategy": NodeAffinitySchedulingStrategy(nodes[i % len(nodes)], True)}
+        for i in range(workers)
+    ]
