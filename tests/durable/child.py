@@ -56,7 +56,8 @@ def main() -> None:
     scenario = sys.argv[6] if len(sys.argv) > 6 else "count"
     log_path = Path(log)
     mark_process(log_path)
-    store = connect(db)
+    ttl = os.environ.get("ACTLOOP_TEST_TTL")
+    store = connect(db, lease_ttl=float(ttl)) if ttl else connect(db)
     if db.startswith("postgresql://"):
         store.list_runs()  # connected (and psycopg imported) before the child says it is ready
     ex = executor(scenario, log_path, store)
