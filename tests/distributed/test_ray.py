@@ -34,6 +34,15 @@ class RayCluster:
     def __init__(self, cluster: Cluster, log: Path) -> None:
         self.cluster, self.log = cluster, log
 
+    def runner(self, store: str) -> RayRunner:
+        """Two workers on the worker nodes (they need the `agents` resource)."""
+        return RayRunner(FACTORY, store, workers=2, actor_options={"resources": {"agents": 1}})
+
+    def worker_nodes(self) -> dict[str, Any]:
+        """The live non-head nodes by id."""
+        head = self.cluster.head_node
+        return {n.node_id: n for n in self.cluster.list_all_nodes() if n is not head}
+
     def lines(self, prefix: str) -> list[tuple[str, int]]:
         """(call input, pid) of every logged call whose input starts with `prefix`."""
         rows = [line.split() for line in self.log.read_text().splitlines()]
@@ -54,7 +63,8 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster
         initialize_head=True,
         head_node_args={**node, "include_dashboard": False, "_system_config": system},
     )
-    cluster.add_node(**node)
+    for _ in range(2):  # two worker nodes; workers need the "agents" resource, not on the head
+        cluster.add_node(**node, resources={"agents": 100})
     cluster.wait_for_nodes()
     ray.init(address=cluster.address, log_to_driver=False)
     try:
@@ -89,13 +99,13 @@ def wait_for(condition: Any, what: str, timeout: float = 60.0) -> None:
 def test_map_runs_every_input_once_in_order(
     ray_cluster: RayCluster, postgres_server: PostgresServer
 ) -> None:
-    runner = RayRunner(FACTORY, postgres_server.create_database(), workers=2)
+    runner = ray_cluster.runner(postgres_server.create_database())
     try:
         inputs = [f"map{i}" for i in range(6)]
         results = runner.map([{"input": t} for t in inputs], thread_ids=inputs)
         assert results == [expected(t) for t in inputs]
         nodes = {ray.get(w.where.remote())[1] for w in runner.workers}
-        assert len(nodes) == 2  # the workers are spread over both nodes
+        assert nodes <= set(ray_cluster.worker_nodes())  # never on the head (no `agents`)
         assert check_calls(ray_cluster.lines("map"), inputs, set()) == 0
         handle = runner.submit({"input": "map0"}, thread_id="map0")  # already finished
         assert (handle.result(), handle.status()) == (expected("map0"), "finished")
@@ -108,7 +118,7 @@ def test_map_runs_every_input_once_in_order(
 def test_a_killed_worker_process_loses_no_run_and_repeats_no_finished_call(
     ray_cluster: RayCluster, postgres_server: PostgresServer
 ) -> None:
-    runner = RayRunner(FACTORY, postgres_server.create_database(), workers=2)
+    runner = ray_cluster.runner(postgres_server.create_database())
     try:
         pid, _ = ray.get(runner.workers[0].where.remote())
         inputs = [f"kw{i}" for i in range(6)]
@@ -127,7 +137,7 @@ def test_a_killed_worker_process_loses_no_run_and_repeats_no_finished_call(
 def test_cancel_then_resume_on_the_cluster(
     ray_cluster: RayCluster, postgres_server: PostgresServer
 ) -> None:
-    runner = RayRunner(FACTORY, postgres_server.create_database(), workers=2)
+    runner = ray_cluster.runner(postgres_server.create_database())
     try:
         pids = {ray.get(w.where.remote())[0] for w in runner.workers}
         handle = runner.submit({"input": "cr"}, thread_id="cr")
@@ -151,22 +161,20 @@ def test_cancel_then_resume_on_the_cluster(
 def test_a_killed_node_loses_no_run_and_repeats_no_finished_call(
     ray_cluster: RayCluster, postgres_server: PostgresServer
 ) -> None:
-    """Last in this file: it takes the cluster's second node away for good."""
-    cluster = ray_cluster.cluster
-    victim = next(node for node in cluster.list_all_nodes() if node is not cluster.head_node)
-    runner = RayRunner(FACTORY, postgres_server.create_database(), workers=2)
+    """Last in this file: it takes a worker node away for good."""
+    runner = ray_cluster.runner(postgres_server.create_database())
     try:
         where = [ray.get(w.where.remote()) for w in runner.workers]
+        victim = ray_cluster.worker_nodes()[where[0][1]]  # the node of worker 0
         pids = {pid for pid, node in where if node == victim.node_id}
-        assert pids  # placed round-robin over the nodes (soft: Ray may put both on one)
         inputs = [f"kn{i}" for i in range(4)]
         handles = [runner.submit({"input": t}, thread_id=t) for t in inputs]
         wait_for(lambda: sum(p in pids for _, p in ray_cluster.lines("kn")) >= 3, "calls")
-        cluster.remove_node(victim, allow_graceful=False)  # SIGKILL, all of it
+        ray_cluster.cluster.remove_node(victim, allow_graceful=False)  # SIGKILL, all of it
         assert [h.result(timeout=180) for h in handles] == [expected(t) for t in inputs]
         assert max(h.attempts for h in handles) >= 2  # the kill really hit runs
         check_calls(ray_cluster.lines("kn"), inputs, pids)
         moved = {ray.get(w.where.remote())[1] for w in runner.workers}
-        assert moved == {cluster.head_node.node_id}
+        assert moved == set(ray_cluster.worker_nodes())  # the one worker node left
     finally:
         runner.shutdown()

@@ -141,7 +141,9 @@ class RayRunner:
     `factory` is `"module:function"`, a zero-argument function returning an `AgentExecutor`,
     importable on every node. `store` is a store target for `connect` (a `postgresql://` URL so
     that every node sees the same runs). `address` goes to `ray.init` (None: the cluster this
-    process already joined, else a new local one).
+    process already joined, else a new local one). Workers are spread over the nodes (best
+    effort); `actor_options` go to Ray's `.options()`, e.g. `{"resources": {"agents": 1}}` to
+    keep them on the nodes that offer that resource.
     """
 
     def __init__(
@@ -165,9 +167,9 @@ class RayRunner:
             Worker
         )
         lease_wait = (getattr(self.store, "lease_ttl", None) or 0.0) + 5.0
+        options = {"num_cpus": 0, "scheduling_strategy": "SPREAD", **(actor_options or {})}
         self.workers: list[Any] = [
-            remote.options(**options).remote(factory, store, lease_wait)
-            for options in _placements(ray, workers, actor_options or {})
+            remote.options(**options).remote(factory, store, lease_wait) for _ in range(workers)
         ]
         self._next = itertools.cycle(range(workers))
 
@@ -231,18 +233,3 @@ class RayRunner:
             ray.kill(worker, no_restart=True)
         self.workers = []
         self.store.close()
-
-
-def _placements(ray: Any, workers: int, options: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Actor options per worker: round-robin over the live nodes (soft: a worker whose node
-    dies restarts elsewhere), unless `options` name a scheduling strategy."""
-    base = {"num_cpus": 0, **options}
-    if "scheduling_strategy" in options:
-        return [base] * workers
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-    nodes = sorted(n["NodeID"] for n in ray.nodes() if n["Alive"])
-    return [
-        {**base, "scheduling_strategy": NodeAffinitySchedulingStrategy(nodes[i % len(nodes)], True)}
-        for i in range(workers)
-    ]
