@@ -10,6 +10,7 @@ started with (the CLI gets it from its own options, e.g. `--model`/`--tools`, or
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import time
@@ -73,8 +74,8 @@ def _when(stamp: float) -> str:
 def runs_list(path: str | os.PathLike[str]) -> CliResult:
     """One line per saved run: thread, status, steps, last update."""
     try:
-        store = _open(path)
-        rows = [(r, _steps(store.entries(r.thread_id))) for r in store.list_runs()]
+        with contextlib.closing(_open(path)) as store:  # a Postgres store holds a pool
+            rows = [(r, _steps(store.entries(r.thread_id))) for r in store.list_runs()]
     except CheckpointError as exc:
         return CliResult(1, f"error: {exc}")
     if not rows:
@@ -121,11 +122,11 @@ def _steps(entries: list[JournalEntry]) -> list[tuple[str, str, Any, str | None]
 def runs_show(path: str | os.PathLike[str], thread_id: str) -> CliResult:
     """A run's header, every step (tool, input, observation), pending calls and outcome."""
     try:
-        store = _open(path)
-        record = store.get(thread_id)
-        if record is None:
-            raise CheckpointError(f"no run is saved under thread {thread_id!r} in {path}")
-        steps = _steps(store.entries(thread_id))
+        with contextlib.closing(_open(path)) as store:
+            record = store.get(thread_id)
+            if record is None:
+                raise CheckpointError(f"no run is saved under thread {thread_id!r} in {path}")
+            steps = _steps(store.entries(thread_id))
     except CheckpointError as exc:
         return CliResult(1, f"error: {exc}")
     lines = [
@@ -163,8 +164,9 @@ def runs_resume(
 ) -> CliResult:
     """Resume a run to its end (or its next pause) and print its outcome."""
     try:
-        executor = executor_factory(_open(path))
-        result = executor.resume(thread_id, approve=approve, reject=reject, edit=edit)
+        with contextlib.closing(_open(path)) as store:
+            executor = executor_factory(store)
+            result = executor.resume(thread_id, approve=approve, reject=reject, edit=edit)
     except CheckpointError as exc:
         return CliResult(1, f"error: {exc}")
     except Exception as exc:
