@@ -29,6 +29,7 @@ demo: $(DEMO_STAMP)
 	$(VENV)/bin/actloop run "What is 12 * 7 + 5?"
 
 test: $(STAMP)
+	$(PY) tests/postgres_server.py ensure
 	$(PY) -m pytest -q
 
 lint: $(STAMP)

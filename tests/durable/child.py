@@ -1,7 +1,8 @@
 """Child process for the crash tests: `child.py DB LOG THREAD invoke|resume sync|async [SCENARIO]`.
 
 Writes `r` to the fd in $ACTLOOP_READY_FD once imports are done, runs (or resumes) the thread,
-then prints `result <dumps of the result>`. The parent kills it with SIGKILL at random moments.
+then prints `result <dumps of the result>`
+(DB: a checkpoint file or a postgresql:// URL). The parent kills it with SIGKILL at random moments.
 Scenarios: `count` (CountingAgent), `approve` (a tool that needs approval), `pause-wait` (invoke
 until paused, then wait to be killed), `block` (a tool that blocks until killed), `unsafe` (a
 non-idempotent tool that kills its own process the first time it runs).
@@ -17,7 +18,7 @@ import time
 from pathlib import Path
 
 from actloop import AgentExecutor, dumps
-from actloop.checkpoint import SqliteCheckpointer
+from actloop.checkpoint import BaseCheckpointer, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scenario import TwoCalls, build, mark_process, side_effect_tool
@@ -34,7 +35,7 @@ def _suicide(text: str) -> str:
     return f"charged {text}"
 
 
-def executor(scenario: str, log: Path, store: SqliteCheckpointer) -> AgentExecutor:
+def executor(scenario: str, log: Path, store: BaseCheckpointer) -> AgentExecutor:
     """The executor of `scenario` (see the module docstring)."""
     if scenario == "count":
         return build(log, store)
@@ -55,7 +56,10 @@ def main() -> None:
     scenario = sys.argv[6] if len(sys.argv) > 6 else "count"
     log_path = Path(log)
     mark_process(log_path)
-    store = SqliteCheckpointer(db)
+    ttl = os.environ.get("ACTLOOP_TEST_TTL")
+    store = connect(db, lease_ttl=float(ttl)) if ttl else connect(db)
+    if db.startswith("postgresql://"):
+        store.list_runs()  # connected (and psycopg imported) before the child says it is ready
     ex = executor(scenario, log_path, store)
     config = {"configurable": {"thread_id": thread}}
     ready = int(os.environ.get("ACTLOOP_READY_FD", "-1"))

@@ -16,9 +16,10 @@ from actloop import (
     CheckpointError,
     Tool,
 )
-from actloop.checkpoint import SqliteCheckpointer
+from actloop.checkpoint import BaseCheckpointer
 from actloop.testing import ScriptedMultiActionAgent
 
+from .conftest import Stores
 from .scenario import TwoCalls, side_effect_tool
 from .test_crash import run_child
 
@@ -47,8 +48,8 @@ class TwoSends(BaseSingleActionAgent):
         return AgentFinish({"output": " | ".join(o for _, o in intermediate_steps)}, "")
 
 
-def setup(tmp_path: Path) -> tuple[AgentExecutor, TwoSends, SqliteCheckpointer]:
-    store = SqliteCheckpointer(tmp_path / "runs.db")
+def setup(stores: Stores, tmp_path: Path) -> tuple[AgentExecutor, TwoSends, BaseCheckpointer]:
+    store = stores.open(tmp_path)
     send = side_effect_tool("send", tmp_path / "effects.log", delay=0.0, requires_approval=True)
     agent = TwoSends()
     executor = AgentExecutor(
@@ -63,13 +64,17 @@ def effects(tmp_path: Path) -> list[str]:
     return [line for line in lines if not line.startswith("# process")]
 
 
-def paused(tmp_path: Path) -> Callable[[], bool]:
-    """True once thread T of tmp_path/runs.db is saved as paused."""
+def paused(stores: Stores, tmp_path: Path) -> Callable[[], bool]:
+    """True once thread T of the store of tmp_path is saved as paused."""
+    target = stores.target(tmp_path)
+    opened: list[BaseCheckpointer] = []
 
     def check() -> bool:
-        if not (tmp_path / "runs.db").exists():
-            return False
-        record = SqliteCheckpointer(tmp_path / "runs.db").get("T")
+        if stores.kind == "sqlite" and not Path(target).exists():
+            return False  # opening the file would create it before the child does
+        if not opened:
+            opened.append(stores.open(tmp_path))
+        record = opened[0].get("T")
         return record is not None and record.status == "paused"
 
     return check
@@ -79,8 +84,8 @@ def pending(ident: str, text: str) -> list[dict[str, Any]]:
     return [{"id": ident, "tool": "send", "tool_input": text, "log": f"send {text}"}]
 
 
-def test_approve_reject_edit(tmp_path: Path) -> None:
-    executor, agent, store = setup(tmp_path)
+def test_approve_reject_edit(stores: Stores, tmp_path: Path) -> None:
+    executor, agent, store = setup(stores, tmp_path)
     first = executor.invoke({"input": "q"}, cfg("T"))
     assert first == {
         "input": "q",
@@ -108,8 +113,8 @@ def test_approve_reject_edit(tmp_path: Path) -> None:
     assert agent.plans == 3
 
 
-def test_reject_with_and_without_reason(tmp_path: Path) -> None:
-    executor, _, _ = setup(tmp_path)
+def test_reject_with_and_without_reason(stores: Stores, tmp_path: Path) -> None:
+    executor, _, _ = setup(stores, tmp_path)
     executor.invoke({"input": "q"}, cfg("R"))
     executor.resume("R", reject=["0-0"])
     result = executor.resume("R", reject={"1-0": "not today"})
@@ -117,16 +122,16 @@ def test_reject_with_and_without_reason(tmp_path: Path) -> None:
     assert effects(tmp_path) == []
 
 
-def test_resume_without_decisions_stays_paused(tmp_path: Path) -> None:
-    executor, agent, _ = setup(tmp_path)
+def test_resume_without_decisions_stays_paused(stores: Stores, tmp_path: Path) -> None:
+    executor, agent, _ = setup(stores, tmp_path)
     executor.invoke({"input": "q"}, cfg("W"))
     again = executor.resume("W")
     assert again["pending_approvals"] == pending("0-0", "one")
     assert agent.plans == 1  # the saved plan was not asked for again
 
 
-def test_wrong_decisions_are_clear_errors(tmp_path: Path) -> None:
-    executor, _, _ = setup(tmp_path)
+def test_wrong_decisions_are_clear_errors(stores: Stores, tmp_path: Path) -> None:
+    executor, _, _ = setup(stores, tmp_path)
     executor.invoke({"input": "q"}, cfg("X"))
     with pytest.raises(CheckpointError, match=r"no call waiting .* id 9-9; waiting: \['0-0'\]"):
         executor.resume("X", approve=["9-9"])
@@ -135,13 +140,13 @@ def test_wrong_decisions_are_clear_errors(tmp_path: Path) -> None:
     assert executor.resume("X", approve=True)["pending_approvals"] == pending("1-0", "two")
 
 
-def test_multi_action_step_waits_for_every_approval(tmp_path: Path) -> None:
+def test_multi_action_step_waits_for_every_approval(stores: Stores, tmp_path: Path) -> None:
     def observations(steps: list[tuple[AgentAction, Any]]) -> AgentFinish:
         return AgentFinish({"output": [o for _, o in steps]}, "")
 
     both = [AgentAction("send", "a", "send a"), AgentAction("free", "b", "free b")]
     agent = ScriptedMultiActionAgent([both, observations])
-    store = SqliteCheckpointer(tmp_path / "c.db")
+    store = stores.open(tmp_path)
     log = tmp_path / "effects.log"
     tools = [
         side_effect_tool("send", log, delay=0.0, requires_approval=True),
@@ -156,8 +161,8 @@ def test_multi_action_step_waits_for_every_approval(tmp_path: Path) -> None:
     assert executor.resume("M", approve=True)["output"] == ["send(a)", "free(b)"]
 
 
-async def test_async_approval(tmp_path: Path) -> None:
-    executor, _, _ = setup(tmp_path)
+async def test_async_approval(stores: Stores, tmp_path: Path) -> None:
+    executor, _, _ = setup(stores, tmp_path)
     paused = await executor.ainvoke({"input": "q"}, cfg("A"))
     assert paused["status"] == "paused"
     await executor.aresume("A", approve=True)
@@ -165,19 +170,27 @@ async def test_async_approval(tmp_path: Path) -> None:
     assert result["output"] == "send(one) | send(two)"
 
 
-def test_crash_while_waiting_for_approval_then_approve(tmp_path: Path) -> None:
-    killed, _ = run_child(tmp_path, "invoke", "sync", None, "pause-wait", paused(tmp_path))
+def test_crash_while_waiting_for_approval_then_approve(stores: Stores, tmp_path: Path) -> None:
+    db = stores.target(tmp_path)
+    killed, _ = run_child(
+        db, tmp_path, "invoke", "sync", None, "pause-wait", paused(stores, tmp_path)
+    )
     assert killed
-    executor, _, _ = setup(tmp_path)
+    executor, _, _ = setup(stores, tmp_path)
     assert executor.resume("T", approve=["0-0"])["pending_approvals"] == pending("1-0", "two")
     assert effects(tmp_path) == ["send:one"]
 
 
-def test_crash_during_an_approved_call_resumes_without_asking_again(tmp_path: Path) -> None:
-    executor, _, _ = setup(tmp_path)
+def test_crash_during_an_approved_call_resumes_without_asking_again(
+    stores: Stores, tmp_path: Path
+) -> None:
+    executor, _, _ = setup(stores, tmp_path)
     executor.invoke({"input": "q"}, cfg("T"))
     # the child approves and is killed while `send` works (0.3 s): the decision is saved
-    killed, _ = run_child(tmp_path, "resume", "sync", None, "approve", lambda: effects(tmp_path))
+    db = stores.target(tmp_path)
+    killed, _ = run_child(
+        db, tmp_path, "resume", "sync", None, "approve", lambda: bool(effects(tmp_path))
+    )
     assert killed
     assert effects(tmp_path) == ["send:one"]
     second = executor.resume("T")  # no new decision needed for 0-0: it reruns (at-least-once)
@@ -185,13 +198,15 @@ def test_crash_during_an_approved_call_resumes_without_asking_again(tmp_path: Pa
     assert effects(tmp_path) == ["send:one", "send:one"]
 
 
-def test_unsafe_call_in_flight_at_a_crash_stops_with_a_clear_error(tmp_path: Path) -> None:
-    killed, _ = run_child(tmp_path, "invoke", "sync", None, "unsafe")
+def test_unsafe_call_in_flight_at_a_crash_stops_with_a_clear_error(
+    stores: Stores, tmp_path: Path
+) -> None:
+    killed, _ = run_child(stores.target(tmp_path), tmp_path, "invoke", "sync", None, "unsafe")
     assert killed  # the tool killed its own process after its side effect
     assert effects(tmp_path) == ["charge:one", "charge:two"]
     charge = Tool(name="charge", func=lambda t: f"charged {t}", description="charge")
     charge.idempotent = False  # type: ignore[attr-defined]
-    store = SqliteCheckpointer(tmp_path / "runs.db")
+    store = stores.open(tmp_path)
     executor = AgentExecutor(agent=TwoCalls("charge"), tools=[charge], checkpointer=store)
     message = (
         r"tool 'charge' \(call 1-0\) was running when thread 'T' stopped, and it is not safe "

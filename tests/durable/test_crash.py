@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from actloop import dumps, loads
-from actloop.checkpoint import SqliteCheckpointer
+from actloop.checkpoint import connect
 
+from .conftest import Stores
 from .scenario import STEPS, build
 
 CHILD = Path(__file__).with_name("child.py")
@@ -30,12 +31,15 @@ TRIALS = 60
 SEED = 20240611
 
 
-def start(tmp: Path, mode: str, flavour: str, scenario: str = "count") -> subprocess.Popen[str]:
-    """A child running `mode` on thread T of tmp/runs.db; returns once it is ready to run.
+def start(
+    db: str, tmp: Path, mode: str, flavour: str, scenario: str = "count"
+) -> subprocess.Popen[str]:
+    """A child running `mode` on thread T of store `db` (its log in tmp); returns once it is
+    ready to run.
 
     The child says so on a pipe of its own, so its stdout stays unread until `communicate`.
     """
-    args = [sys.executable, str(CHILD), str(tmp / "runs.db"), str(tmp / "effects.log"), "T"]
+    args = [sys.executable, str(CHILD), db, str(tmp / "effects.log"), "T"]
     ready, ready_w = os.pipe()
     proc = subprocess.Popen(
         [*args, mode, flavour, scenario],
@@ -57,6 +61,7 @@ def start(tmp: Path, mode: str, flavour: str, scenario: str = "count") -> subpro
 
 
 def run_child(
+    db: str,
     tmp: Path,
     mode: str,
     flavour: str,
@@ -66,7 +71,7 @@ def run_child(
 ) -> tuple[bool, str]:
     """Run a child; SIGKILL it `kill_at` seconds after it is ready (or as soon as `kill_when()`
     holds) unless it ended first. Returns (killed, what it printed)."""
-    proc = start(tmp, mode, flavour, scenario)
+    proc = start(db, tmp, mode, flavour, scenario)
     if kill_when is not None:
         deadline = time.monotonic() + 30
         while proc.poll() is None and not kill_when() and time.monotonic() < deadline:
@@ -82,7 +87,7 @@ def run_child(
     return killed, out
 
 
-def result_of(out: str, db: Path) -> dict[str, Any]:
+def result_of(out: str, db: str) -> dict[str, Any]:
     """The result a child printed at the end.
 
     A child started after its run was saved as finished prints `finished`: then the result is
@@ -95,9 +100,9 @@ def result_of(out: str, db: Path) -> dict[str, Any]:
     return json.loads(line[len("result ") :])
 
 
-def saved_result(db: Path) -> dict[str, Any]:
-    """A finished run's result rebuilt from the checkpoint file."""
-    store = SqliteCheckpointer(db)
+def saved_result(db: str) -> dict[str, Any]:
+    """A finished run's result rebuilt from the checkpoint store."""
+    store = connect(db)
     record = store.get("T")
     assert record is not None and record.output is not None
     actions: list[Any] = []
@@ -110,6 +115,7 @@ def saved_result(db: Path) -> dict[str, Any]:
             observations[entry.act, entry.call] = loads(entry.data or "null")
     steps = [[a, observations[key]] for key, a in zip(sorted(observations), actions, strict=True)]
     result = {**loads(record.inputs), **loads(record.output), "intermediate_steps": steps}
+    store.close()
     return json.loads(dumps(result))
 
 
@@ -151,29 +157,38 @@ def reference(tmp: Path) -> tuple[dict[str, Any], list[str]]:
     return json.loads(dumps(result)), log.read_text().splitlines()
 
 
-def test_sigkill_at_random_moments_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
-    started = time.monotonic()
+def test_sigkill_at_random_moments_then_resume_equals_uninterrupted(
+    stores: Stores, tmp_path: Path
+) -> None:
     expected, effects = reference(tmp_path)
-    # Kill moments are seeded fractions of how long a whole run takes on this machine right now,
-    # so most kills land mid-run whether the machine is idle or loaded.
-    span = time.monotonic() - started
     assert len(effects) == STEPS
+    # Kill moments are seeded fractions of how long an uninterrupted child takes (from "ready" to
+    # its exit) on this machine right now, with this store, so most kills land mid-run whether
+    # the machine is idle or loaded and whichever store the journal goes to.
+    calibration = tmp_path / "calibration"
+    calibration.mkdir()
+    proc = start(stores.target(calibration), calibration, "invoke", "sync")
+    started = time.monotonic()
+    out, _ = proc.communicate(timeout=60)
+    span = time.monotonic() - started
+    assert result_of(out, stores.target(calibration)) == expected
     rng = random.Random(SEED)
     kills = repeats = 0
     for trial in range(TRIALS):
         tmp = tmp_path / f"t{trial}"
         tmp.mkdir()
         flavour = "async" if trial % 3 == 2 else "sync"
-        killed, out = run_child(tmp, "invoke", flavour, rng.uniform(0.0, 0.9) * span)
+        db = stores.target(tmp)
+        killed, out = run_child(db, tmp, "invoke", flavour, rng.uniform(0.0, 0.9) * span)
         history = [killed]
         if killed and rng.random() < 0.4:  # kill a resuming process too
-            killed, out = run_child(tmp, "resume", flavour, rng.uniform(0.0, 0.6) * span)
+            killed, out = run_child(db, tmp, "resume", flavour, rng.uniform(0.0, 0.6) * span)
             history.append(killed)
         if killed:
-            killed, out = run_child(tmp, "resume", flavour, None)
+            killed, out = run_child(db, tmp, "resume", flavour, None)
             history.append(killed)
         kills += sum(history)
-        assert result_of(out, tmp / "runs.db") == expected, trial
+        assert result_of(out, db) == expected, trial
         repeats += check_effects(tmp / "effects.log", history, effects)
     print(f"trials={TRIALS} kills={kills} repeated in-flight calls={repeats}")
     assert kills >= TRIALS * 0.8, kills  # most trials really crashed mid-run

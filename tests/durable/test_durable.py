@@ -18,11 +18,12 @@ from actloop import (
     Tool,
     tool,
 )
-from actloop.checkpoint import JournalEntry, RunRecord, SqliteCheckpointer
+from actloop.checkpoint import BaseCheckpointer, JournalEntry, RunRecord
 from actloop.executor._journal import fingerprint
 from actloop.executor._run import loop_settings
 from actloop.testing import ScriptedAgent
 
+from .conftest import Stores
 from .scenario import build, side_effect_tool
 
 
@@ -49,7 +50,7 @@ class Flaky:
         return f"did {text}"
 
 
-def flaky_executor(store: SqliteCheckpointer, flaky: Flaky, agent: ScriptedAgent) -> AgentExecutor:
+def flaky_executor(store: BaseCheckpointer, flaky: Flaky, agent: ScriptedAgent) -> AgentExecutor:
     tool = Tool(name="work", func=flaky, description="work")
     return AgentExecutor(
         agent=agent, tools=[tool], checkpointer=store, return_intermediate_steps=True
@@ -65,8 +66,8 @@ def three_steps() -> list[Any]:
     ]
 
 
-def test_journal_holds_plans_and_observations_in_order(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+def test_journal_holds_plans_and_observations_in_order(stores: Stores, tmp_path: Path) -> None:
+    store = stores.open(tmp_path)
     executor = build(tmp_path / "fx.log", store)
     result = executor.invoke({"input": "go"}, cfg("T"))
     entries = store.entries("T")
@@ -88,8 +89,8 @@ def test_journal_holds_plans_and_observations_in_order(tmp_path: Path) -> None:
     assert record.output == f'{{"output": "{result["output"]}"}}'
 
 
-def test_resume_after_a_failure_does_not_replan_or_rerun(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+def test_resume_after_a_failure_does_not_replan_or_rerun(stores: Stores, tmp_path: Path) -> None:
+    store = stores.open(tmp_path)
     flaky, agent = Flaky("two"), ScriptedAgent(three_steps())
     executor = flaky_executor(store, flaky, agent)
     with pytest.raises(RuntimeError, match="flaky two"):
@@ -116,8 +117,8 @@ def test_resume_after_a_failure_does_not_replan_or_rerun(tmp_path: Path) -> None
         executor.resume("T")
 
 
-async def test_async_resume_after_a_failure(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+async def test_async_resume_after_a_failure(stores: Stores, tmp_path: Path) -> None:
+    store = stores.open(tmp_path)
     flaky, agent = Flaky("three"), ScriptedAgent(three_steps())
     executor = flaky_executor(store, flaky, agent)
     with pytest.raises(RuntimeError):
@@ -129,8 +130,8 @@ async def test_async_resume_after_a_failure(tmp_path: Path) -> None:
     assert planned_at(agent) == [0, 1, 2, 3]
 
 
-def test_parse_errors_are_journaled_and_replayed(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+def test_parse_errors_are_journaled_and_replayed(stores: Stores, tmp_path: Path) -> None:
+    store = stores.open(tmp_path)
     error = OutputParserException("bad", observation="fix it", llm_output="raw", send_to_llm=True)
     script = [error, AgentAction("work", "two", "l2"), AgentAction("work", "three", "l3")]
     agent = ScriptedAgent([*script, AgentFinish({"output": "ok"}, "")])
@@ -145,8 +146,10 @@ def test_parse_errors_are_journaled_and_replayed(tmp_path: Path) -> None:
     assert planned_at(agent) == [0, 1, 2, 3]
 
 
-def test_unhandled_parse_error_is_not_saved_so_resume_asks_again(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+def test_unhandled_parse_error_is_not_saved_so_resume_asks_again(
+    stores: Stores, tmp_path: Path
+) -> None:
+    store = stores.open(tmp_path)
     second_try = AgentFinish({"output": "second try"}, "")
     agent = ScriptedAgent([OutputParserException("bad"), second_try])
     executor = AgentExecutor(agent=agent, tools=[], checkpointer=store)
@@ -156,8 +159,8 @@ def test_unhandled_parse_error_is_not_saved_so_resume_asks_again(tmp_path: Path)
     assert executor.resume("P") == {"input": "q", "output": "second try"}
 
 
-def test_elapsed_time_carries_over_a_resume(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+def test_elapsed_time_carries_over_a_resume(stores: Stores, tmp_path: Path) -> None:
+    store = stores.open(tmp_path)
     flaky = Flaky("three")
     executor = flaky_executor(store, flaky, ScriptedAgent(three_steps()))
     executor.max_execution_time = 100.0
@@ -169,8 +172,10 @@ def test_elapsed_time_carries_over_a_resume(tmp_path: Path) -> None:
     assert after and min(e.elapsed for e in after) >= max(e.elapsed for e in before)
 
 
-def test_time_limit_reached_before_a_crash_still_stops_after_resume(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+def test_time_limit_reached_before_a_crash_still_stops_after_resume(
+    stores: Stores, tmp_path: Path
+) -> None:
+    store = stores.open(tmp_path)
     executor = flaky_executor(store, Flaky("none"), ScriptedAgent(three_steps()))
     executor.max_execution_time = 5.0
     executor.invoke({"input": "q"}, cfg("L"))
@@ -192,8 +197,8 @@ def test_time_limit_reached_before_a_crash_still_stops_after_resume(tmp_path: Pa
     }
 
 
-def test_resume_with_other_tools_or_limits_is_refused(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+def test_resume_with_other_tools_or_limits_is_refused(stores: Stores, tmp_path: Path) -> None:
+    store = stores.open(tmp_path)
     executor = flaky_executor(store, Flaky("two"), ScriptedAgent(three_steps()))
     with pytest.raises(RuntimeError):
         executor.invoke({"input": "q"}, cfg("F"))
@@ -202,8 +207,10 @@ def test_resume_with_other_tools_or_limits_is_refused(tmp_path: Path) -> None:
         executor.resume("F")
 
 
-def test_an_observation_that_cannot_be_saved_fails_the_run_clearly(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+def test_an_observation_that_cannot_be_saved_fails_the_run_clearly(
+    stores: Stores, tmp_path: Path
+) -> None:
+    store = stores.open(tmp_path)
     tool = Tool(name="work", func=lambda q: object(), description="returns an object")
     agent = ScriptedAgent([AgentAction("work", "x", ""), AgentFinish({"output": "ok"}, "")])
     executor = AgentExecutor(agent=agent, tools=[tool], checkpointer=store)
@@ -211,15 +218,19 @@ def test_an_observation_that_cannot_be_saved_fails_the_run_clearly(tmp_path: Pat
         executor.invoke({"input": "q"}, cfg("O"))
 
 
-def test_no_thread_id_means_no_journal(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+def test_no_thread_id_means_no_journal(stores: Stores, tmp_path: Path) -> None:
+    store = stores.open(tmp_path)
     executor = build(tmp_path / "fx.log", store)
     assert executor.invoke({"input": "go"})["output"].startswith("go: add(a0)")
-    assert not (tmp_path / "c.db").exists()
+    if stores.kind == "sqlite":
+        assert not Path(stores.target(tmp_path)).exists()
+    assert store.list_runs() == []
 
 
-def test_stream_with_a_checkpointer_matches_plain_stream_and_can_resume(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+def test_stream_with_a_checkpointer_matches_plain_stream_and_can_resume(
+    stores: Stores, tmp_path: Path
+) -> None:
+    store = stores.open(tmp_path)
     plain = list(build(tmp_path / "a.log").stream({"input": "go"}))
     durable = list(build(tmp_path / "b.log", store).stream({"input": "go"}, cfg("S")))
     assert durable == plain
@@ -237,8 +248,8 @@ def test_stream_with_a_checkpointer_matches_plain_stream_and_can_resume(tmp_path
     assert resumed["intermediate_steps"] == steps
 
 
-async def test_astream_with_a_checkpointer(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+async def test_astream_with_a_checkpointer(stores: Stores, tmp_path: Path) -> None:
+    store = stores.open(tmp_path)
     plain = [c async for c in build(tmp_path / "a.log").astream({"input": "go"})]
     executor = build(tmp_path / "b.log", store)
     durable = [c async for c in executor.astream({"input": "go"}, cfg("AS"))]
@@ -247,7 +258,7 @@ async def test_astream_with_a_checkpointer(tmp_path: Path) -> None:
     assert record is not None and record.status == "finished"
 
 
-def test_tools_see_the_thread_id_but_not_resume_internals(tmp_path: Path) -> None:
+def test_tools_see_the_thread_id_but_not_resume_internals(stores: Stores, tmp_path: Path) -> None:
     seen: list[dict[str, Any]] = []
 
     @tool
@@ -256,7 +267,7 @@ def test_tools_see_the_thread_id_but_not_resume_internals(tmp_path: Path) -> Non
         seen.append(dict(config.get("configurable", {})))
         return "ok"
 
-    store = SqliteCheckpointer(tmp_path / "c.db")
+    store = stores.open(tmp_path)
     peeks = [AgentAction("peek", {"text": "x"}, ""), AgentAction("peek", {"text": "y"}, "")]
     finish = AgentFinish({"output": "ok"}, "")
     agent = ScriptedAgent([peeks[0], RuntimeError("model down"), peeks[1], finish])

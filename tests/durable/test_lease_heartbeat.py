@@ -8,20 +8,24 @@ from pathlib import Path
 import pytest
 
 from actloop import AgentAction, AgentExecutor, AgentFinish, CheckpointError, Tool
-from actloop.checkpoint import LeaseLostError, Owner, SqliteCheckpointer
+from actloop.checkpoint import BaseCheckpointer, LeaseLostError, Owner
 from actloop.testing import ScriptedAgent
+
+from .conftest import Stores
 
 TTL = 1.0
 
 
-def slow_run(store: SqliteCheckpointer, work: Tool) -> AgentExecutor:
+def slow_run(store: BaseCheckpointer, work: Tool) -> AgentExecutor:
     agent = ScriptedAgent([AgentAction("work", "x", "l"), AgentFinish({"output": "ok"}, "")])
     return AgentExecutor(agent=agent, tools=[work], checkpointer=store)
 
 
-def test_a_run_renews_its_lease_while_a_tool_outlasts_the_ttl(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db", lease_ttl=TTL)
-    contender = SqliteCheckpointer(tmp_path / "c.db", lease_ttl=TTL)
+def test_a_run_renews_its_lease_while_a_tool_outlasts_the_ttl(
+    stores: Stores, tmp_path: Path
+) -> None:
+    store = stores.open(tmp_path, lease_ttl=TTL)
+    contender = stores.open(tmp_path, lease_ttl=TTL)
     refused: list[str] = []
 
     def work(_: str) -> str:
@@ -41,13 +45,15 @@ def test_a_run_renews_its_lease_while_a_tool_outlasts_the_ttl(tmp_path: Path) ->
     assert store.get("T").status == "finished"  # type: ignore[union-attr]
 
 
-def test_a_run_whose_lease_was_taken_over_writes_nothing_more(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db", lease_ttl=0.0)  # leases expire at once
+def test_a_run_whose_lease_was_taken_over_writes_nothing_more(
+    stores: Stores, tmp_path: Path
+) -> None:
+    store = stores.open(tmp_path, lease_ttl=0.0)  # leases expire at once
     epochs: list[int] = []
 
     def work(_: str) -> str:
         # another worker takes the thread over while this one is still in its tool call
-        other = SqliteCheckpointer(tmp_path / "c.db")
+        other = stores.open(tmp_path)
         epochs.append(other.acquire("T", Owner(1, "elsewhere", "", "t"), ttl=60).epoch)
         return "worked"
 

@@ -24,6 +24,7 @@ from actloop.checkpoint import (
     SqliteCheckpointer,
 )
 
+from .conftest import Stores
 from .test_approval import effects, setup
 
 HOST = socket.gethostname()
@@ -44,8 +45,8 @@ CREATE TABLE leases(thread_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, host TEXT 
 
 CHILD = """
 import sys
-from actloop.checkpoint import Owner, RunRecord, SqliteCheckpointer
-store = SqliteCheckpointer(sys.argv[1])
+from actloop.checkpoint import Owner, RunRecord, connect
+store = connect(sys.argv[1])
 lease = store.acquire("T", Owner.current())
 store.create(RunRecord("T", "running", "{}", "{}"), lease=lease)
 print(lease.epoch, flush=True)
@@ -71,8 +72,8 @@ def lost(old: Lease, epoch: int, now: str) -> str:
     return f"^{re.escape(message)}$"
 
 
-def test_epochs_grow_across_acquire_release_acquire(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+def test_epochs_grow_across_acquire_release_acquire(stores: Stores, tmp_path: Path) -> None:
+    store = stores.open(tmp_path)
     first = store.acquire("T", Owner.current())
     assert (first.thread_id, first.epoch, first.expires) == ("T", 1, None)
     assert str(first.owner) == ME
@@ -90,8 +91,10 @@ def test_epochs_grow_across_acquire_release_acquire(tmp_path: Path) -> None:
     assert store.acquire("U", Owner.current()).epoch == 1
 
 
-def test_a_second_live_owner_is_refused_and_only_the_holder_writes(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+def test_a_second_live_owner_is_refused_and_only_the_holder_writes(
+    stores: Stores, tmp_path: Path
+) -> None:
+    store = stores.open(tmp_path)
     lease = store.acquire("T", Owner.current())
     with pytest.raises(
         CheckpointError,
@@ -109,8 +112,10 @@ def test_a_second_live_owner_is_refused_and_only_the_holder_writes(tmp_path: Pat
     assert store.entries("U") == []
 
 
-def test_an_expired_lease_is_taken_over_and_the_old_one_is_fenced(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+def test_an_expired_lease_is_taken_over_and_the_old_one_is_fenced(
+    stores: Stores, tmp_path: Path
+) -> None:
+    store = stores.open(tmp_path)
     old = store.acquire("T", Owner.current(), ttl=0.5)
     assert old.expires is not None
     with pytest.raises(CheckpointError, match="is being run by process"):
@@ -140,10 +145,10 @@ def test_an_expired_lease_is_taken_over_and_the_old_one_is_fenced(tmp_path: Path
     assert len(store.entries("T")) == 2
 
 
-def test_a_dead_owner_is_taken_over_with_a_new_epoch(tmp_path: Path) -> None:
-    db = tmp_path / "c.db"
+def test_a_dead_owner_is_taken_over_with_a_new_epoch(stores: Stores, tmp_path: Path) -> None:
+    db = stores.target(tmp_path)
     proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(db)],
+        [sys.executable, "-c", CHILD, db],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -151,7 +156,7 @@ def test_a_dead_owner_is_taken_over_with_a_new_epoch(tmp_path: Path) -> None:
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline() == "1\n"
-        store = SqliteCheckpointer(db)
+        store = stores.open(tmp_path)
         with pytest.raises(CheckpointError, match=busy(proc.pid)):
             store.acquire("T", Owner.current())
         with pytest.raises(
@@ -176,8 +181,8 @@ def test_a_dead_owner_is_taken_over_with_a_new_epoch(tmp_path: Path) -> None:
     assert record is not None and record.owner == ME
 
 
-def test_renew_extends_the_expiry_and_store_default_ttl(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db", lease_ttl=30.0)
+def test_renew_extends_the_expiry_and_store_default_ttl(stores: Stores, tmp_path: Path) -> None:
+    store = stores.open(tmp_path, lease_ttl=30.0)
     t0 = time.time()
     lease = store.acquire("T", Owner.current())
     assert lease.expires is not None and t0 + 30.0 <= lease.expires <= time.time() + 30.0
@@ -196,8 +201,10 @@ def test_renew_extends_the_expiry_and_store_default_ttl(tmp_path: Path) -> None:
         store.acquire("T", Owner.current(), ttl=-1.0)
 
 
-def test_entries_carry_the_epoch_of_the_lease_that_wrote_them(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+def test_entries_carry_the_epoch_of_the_lease_that_wrote_them(
+    stores: Stores, tmp_path: Path
+) -> None:
+    store = stores.open(tmp_path)
     first = store.acquire("T", Owner.current())
     store.append("T", entry(0, "a"), lease=first)
     store.append("T", entry(1, "b")._replace(epoch=99), lease=first)  # the lease's epoch wins
@@ -213,8 +220,8 @@ def test_entries_carry_the_epoch_of_the_lease_that_wrote_them(tmp_path: Path) ->
     ]
 
 
-async def test_async_twins_give_the_same_results(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+async def test_async_twins_give_the_same_results(stores: Stores, tmp_path: Path) -> None:
+    store = stores.open(tmp_path)
     owner = Owner.current()
     lease = await store.aacquire("T", owner, ttl=60.0)
     assert (lease.thread_id, lease.owner, lease.epoch) == ("T", owner, 1)
@@ -234,12 +241,13 @@ async def test_async_twins_give_the_same_results(tmp_path: Path) -> None:
     await store.adelete("T")
     assert await store.aget("T") is None
     assert await store.aentries("T") == []
+    await store.aclose()
 
 
 def test_a_version_1_file_is_migrated_and_its_run_resumes(tmp_path: Path) -> None:
     source = tmp_path / "v2"
     source.mkdir()
-    executor, _, store = setup(source)
+    executor, _, store = setup(Stores("sqlite", None), source)
     executor.invoke({"input": "q"}, {"configurable": {"thread_id": "P"}})
     store.close()
     dead_pid = _exited_pid()
@@ -255,7 +263,7 @@ def test_a_version_1_file_is_migrated_and_its_run_resumes(tmp_path: Path) -> Non
     assert check.execute("PRAGMA user_version").fetchone() == (2,)
     assert check.execute("SELECT epoch, expires FROM leases").fetchall() == [(1, None)]
     check.close()
-    executor, _, _ = setup(tmp_path)
+    executor, _, _ = setup(Stores("sqlite", None), tmp_path)
     assert executor.resume("P", approve=True)["status"] == "paused"  # now waits for send(two)
     assert executor.resume("P", approve=True)["output"] == "send(one) | send(two)"
     assert effects(tmp_path) == ["send:one", "send:two"]

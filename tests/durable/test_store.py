@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from actloop import AgentExecutor, CheckpointError
-from actloop.checkpoint import Owner, SqliteCheckpointer
+from actloop.checkpoint import BaseCheckpointer, Owner, SqliteCheckpointer
 from actloop.cli._runs import CliResult, runs_list, runs_resume, runs_show
 
+from .conftest import Stores
 from .scenario import TwoCalls, build, side_effect_tool
 from .test_approval import effects, setup
 from .test_crash import start
@@ -32,6 +33,12 @@ def finished_file(tmp_path: Path) -> Path:
     build(tmp_path / "fx.log", store).invoke({"input": "go"}, cfg("T"))
     store.close()
     return path
+
+
+def finished_store(stores: Stores, tmp_path: Path) -> BaseCheckpointer:
+    store = stores.open(tmp_path)
+    build(tmp_path / "fx.log", store).invoke({"input": "go"}, cfg("T"))
+    return store
 
 
 def test_garbage_file_is_a_clear_error_and_left_untouched(tmp_path: Path) -> None:
@@ -76,16 +83,16 @@ def test_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path: Path) -> No
     assert not Path(f"{path}-wal").exists()
 
 
-def test_unknown_and_finished_threads(tmp_path: Path) -> None:
-    path = finished_file(tmp_path)
-    executor = build(tmp_path / "fx.log", SqliteCheckpointer(path))
+def test_unknown_and_finished_threads(stores: Stores, tmp_path: Path) -> None:
+    store = finished_store(stores, tmp_path)
+    executor = build(tmp_path / "fx.log", store)
     with pytest.raises(CheckpointError, match=r"no run is saved under thread 'nope'"):
         executor.resume("nope")
     with pytest.raises(CheckpointError, match="'T' already finished; there is nothing to resume"):
         executor.resume("T")
     with pytest.raises(CheckpointError, match="'T' already finished; start a new run"):
         executor.invoke({"input": "go"}, cfg("T"))
-    SqliteCheckpointer(path).delete("T")
+    stores.open(tmp_path).delete("T")
     assert executor.invoke({"input": "again"}, cfg("T"))["output"].startswith("again:")
 
 
@@ -94,13 +101,18 @@ def test_resume_needs_a_checkpointer(tmp_path: Path) -> None:
         build(tmp_path / "fx.log").resume("T")
 
 
-def test_a_second_process_cannot_run_a_thread_that_is_running(tmp_path: Path) -> None:
-    proc = start(tmp_path, "invoke", "sync", "block")  # its tool blocks for a minute
+def test_a_second_process_cannot_run_a_thread_that_is_running(
+    stores: Stores, tmp_path: Path
+) -> None:
+    db = stores.target(tmp_path)
+    proc = start(db, tmp_path, "invoke", "sync", "block")  # its tool blocks for a minute
     try:
-        db = tmp_path / "runs.db"
-        while not (db.exists() and SqliteCheckpointer(db).entries("T")):
+        while stores.kind == "sqlite" and not Path(db).exists():
             assert proc.poll() is None
-        executor = build(tmp_path / "fx.log", SqliteCheckpointer(db))
+        store = stores.open(tmp_path)
+        while not store.entries("T"):
+            assert proc.poll() is None
+        executor = build(tmp_path / "fx.log", store)
         busy = rf"thread 'T' is being run by process {proc.pid} on "
         with pytest.raises(CheckpointError, match=busy):
             executor.resume("T")
@@ -113,22 +125,22 @@ def test_a_second_process_cannot_run_a_thread_that_is_running(tmp_path: Path) ->
         proc.communicate()
     slow = side_effect_tool("slow", tmp_path / "fx.log", delay=0.0)
     executor = AgentExecutor(
-        agent=TwoCalls("slow"), tools=[slow], checkpointer=SqliteCheckpointer(db)
+        agent=TwoCalls("slow"), tools=[slow], checkpointer=stores.open(tmp_path)
     )
     assert executor.resume("T")["output"] == "slow(one) slow(two)"  # the dead owner's lease goes
 
 
-def test_a_lease_held_in_this_process_blocks_another_run(tmp_path: Path) -> None:
-    store = SqliteCheckpointer(tmp_path / "c.db")
+def test_a_lease_held_in_this_process_blocks_another_run(stores: Stores, tmp_path: Path) -> None:
+    store = stores.open(tmp_path)
     store.acquire("T", Owner.current())
     with pytest.raises(CheckpointError, match="is being run by process"):
         build(tmp_path / "fx.log", store).invoke({"input": "go"}, cfg("T"))
 
 
-def test_runs_list_show_and_resume(tmp_path: Path) -> None:
-    executor, _, store = setup(tmp_path)
+def test_runs_list_show_and_resume(stores: Stores, tmp_path: Path) -> None:
+    executor, _, _ = setup(stores, tmp_path)
     executor.invoke({"input": "q"}, cfg("P"))
-    path = store.path
+    path = stores.target(tmp_path)
     listed = runs_list(path)
     assert listed.code == 0
     assert listed.text.splitlines()[0].split() == ["THREAD", "STATUS", "STEPS", "UPDATED"]
@@ -139,8 +151,8 @@ def test_runs_list_show_and_resume(tmp_path: Path) -> None:
     assert "  [0-0] send(one) -> (not finished)" in shown.text
     assert shown.text.endswith("waiting for approval:\n  [0-0] send(one)")
 
-    def factory(checkpointer: SqliteCheckpointer) -> Any:
-        return setup(tmp_path)[0]
+    def factory(checkpointer: BaseCheckpointer) -> Any:
+        return setup(stores, tmp_path)[0]
 
     waiting = runs_resume(path, "P", factory, approve=["0-0"])
     assert waiting == CliResult(

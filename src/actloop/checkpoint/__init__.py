@@ -1,9 +1,19 @@
-"""Where durable runs are saved: the store interface, its leases and its implementations."""
+"""Where durable runs are saved: the store interface, its leases and its implementations.
+
+`SqliteCheckpointer` (one file, stdlib) and `PostgresCheckpointer` (a server several hosts share;
+`pip install 'actloop[postgres]'`, imported on first use); `connect(target)` picks by the target.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
 
 from actloop.checkpoint._base import (
     BaseCheckpointer,
     JournalEntry,
     Lease,
+    LeaseHeldError,
     LeaseLostError,
     Owner,
     RunRecord,
@@ -11,17 +21,51 @@ from actloop.checkpoint._base import (
 )
 from actloop.checkpoint.sqlite import SqliteCheckpointer
 
+if TYPE_CHECKING:
+    from actloop.checkpoint.postgres import PostgresCheckpointer
+
 __all__ = [
     "BaseCheckpointer",
     "JournalEntry",
     "Lease",
+    "LeaseHeldError",
     "LeaseLostError",
     "Owner",
+    "PostgresCheckpointer",
     "RunRecord",
     "RunStatus",
     "SqliteCheckpointer",
+    "connect",
 ]
 
-for _cls in (BaseCheckpointer, JournalEntry, Lease, LeaseLostError, Owner, RunRecord):
+for _cls in (
+    BaseCheckpointer,
+    JournalEntry,
+    Lease,
+    LeaseHeldError,
+    LeaseLostError,
+    Owner,
+    RunRecord,
+):
     _cls.__module__ = __name__  # users import them from here; reprs and pickles say so
 del _cls
+
+
+def connect(target: str | os.PathLike[str], **options: Any) -> BaseCheckpointer:
+    """The store `target` names: a `postgres://` or `postgresql://` URL opens a
+    `PostgresCheckpointer`, anything else is the path of a `SqliteCheckpointer` file."""
+    if isinstance(target, str) and target.startswith(("postgresql://", "postgres://")):
+        from actloop.checkpoint.postgres import PostgresCheckpointer
+
+        return PostgresCheckpointer(target, **options)
+    return SqliteCheckpointer(target, **options)
+
+
+def __getattr__(name: str) -> Any:
+    """`PostgresCheckpointer` is imported on first use (it is an optional extra)."""
+    if name == "PostgresCheckpointer":
+        from actloop.checkpoint.postgres import PostgresCheckpointer
+
+        PostgresCheckpointer.__module__ = __name__
+        return PostgresCheckpointer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

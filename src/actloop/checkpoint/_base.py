@@ -52,6 +52,7 @@ __all__ = [
     "BaseCheckpointer",
     "JournalEntry",
     "Lease",
+    "LeaseHeldError",
     "LeaseLostError",
     "Owner",
     "RunRecord",
@@ -156,6 +157,10 @@ class LeaseLostError(CheckpointError):
     """A write carried a lease that is no longer the thread's current one; nothing was written."""
 
 
+class LeaseHeldError(CheckpointError):
+    """Another live owner holds the thread's lease (`acquire`, or a write without a lease)."""
+
+
 class BaseCheckpointer(ABC):
     """A store of durable runs, one lease-holder at a time per thread.
 
@@ -225,6 +230,13 @@ class BaseCheckpointer(ABC):
         `Owner.is_alive` cannot tell (another host). CheckpointError if a live process on this
         host holds it."""
         raise NotImplementedError(f"{type(self).__name__} cannot break leases")
+
+    def close(self) -> None:  # noqa: B027 (optional: a store with nothing open keeps it)
+        """Give back what the store holds open (connections); it reopens on next use."""
+
+    async def aclose(self) -> None:
+        """Async twin of `close`."""
+        self.close()
 
     # -- async twins: inline by default (see the class docstring) -------------------------------
 

@@ -27,6 +27,7 @@ from actloop.checkpoint._base import (
     BaseCheckpointer,
     JournalEntry,
     Lease,
+    LeaseHeldError,
     LeaseLostError,
     Owner,
     RunRecord,
@@ -509,9 +510,9 @@ def _check_lease(conn: sqlite3.Connection, lease: Lease) -> None:
     )
 
 
-def _busy(thread_id: str, held: _Held) -> CheckpointError:
+def _busy(thread_id: str, held: _Held) -> LeaseHeldError:
     assert held.owner is not None
-    return CheckpointError(
+    return LeaseHeldError(
         f"thread {thread_id!r} is being run by process {held.owner.pid} on {held.owner.host} "
         f"(lease epoch {held.epoch}); wait for it to end (or stop it) and resume then"
     )

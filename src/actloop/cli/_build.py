@@ -145,17 +145,18 @@ def _checkpointer(args: argparse.Namespace) -> Any:
     thread that has no run yet (a new thread id is picked when `--thread` is absent)."""
     if getattr(args, "command", "run") != "run" or not getattr(args, "db", None):
         return None
-    from actloop.checkpoint import SqliteCheckpointer
+    from actloop.checkpoint import connect
     from actloop.exceptions import CheckpointError
 
-    path = Path(args.db)
-    if path.is_dir():
-        raise ConfigurationError(f"--db {args.db}: is a directory; name a checkpoint file")
-    if not path.parent.is_dir():
-        raise ConfigurationError(f"--db {args.db}: the folder {path.parent} does not exist")
+    if not args.db.startswith(("postgresql://", "postgres://")):
+        path = Path(args.db)
+        if path.is_dir():
+            raise ConfigurationError(f"--db {args.db}: is a directory; name a checkpoint file")
+        if not path.parent.is_dir():
+            raise ConfigurationError(f"--db {args.db}: the folder {path.parent} does not exist")
     args.thread = args.thread or uuid.uuid4().hex[:12]
-    store = SqliteCheckpointer(path)
     try:
+        store = connect(args.db)  # a file, or a postgresql:// URL
         record = store.get(args.thread)
     except CheckpointError as exc:
         raise ConfigurationError(f"--db {args.db}: {exc}") from None

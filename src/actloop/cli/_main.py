@@ -70,7 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(timeout=DEFAULT_TIMEOUT)
     run.add_argument("question", nargs="?", default=DEMO_QUESTION)
-    run.add_argument("--db", help="journal the run in this checkpoint file (a durable run)")
+    run.add_argument(
+        "--db", help="journal the run in this checkpoint file or postgresql:// URL (a durable run)"
+    )
     run.add_argument("--thread", help="thread id of the durable run (with --db)")
     run.add_argument("--json", action="store_true", help="print the trajectory as JSON")
     run.add_argument("--quiet", action="store_true", help="print only the answer")
@@ -93,7 +95,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     runs.add_argument("action", choices=["list", "show", "resume", "unlock"])
     runs.add_argument("thread", nargs="?")
-    runs.add_argument("--db", default=RUNS_DB, help=f"the checkpoint file (default {RUNS_DB})")
+    runs.add_argument(
+        "--db",
+        default=RUNS_DB,
+        help=f"checkpoint file or postgresql:// URL (default {RUNS_DB})",
+    )
     runs.add_argument("--approve", nargs="*", default=None, help="call ids to run (resume)")
     runs.add_argument("--reject", nargs="*", default=None, help="call ids to reject (resume)")
     from actloop.cli._serve import add_serve_parser

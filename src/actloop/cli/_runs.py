@@ -13,6 +13,7 @@ started with (the CLI gets it from its own options, e.g. `--model`/`--tools`, or
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -22,7 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from actloop.agents import AgentAction, AgentFinish
-from actloop.checkpoint import JournalEntry, RunRecord, SqliteCheckpointer
+from actloop.checkpoint import (
+    BaseCheckpointer,
+    JournalEntry,
+    RunRecord,
+    SqliteCheckpointer,
+    connect,
+)
 from actloop.cli._text import inert
 from actloop.exceptions import CheckpointError, ConfigurationError, OutputParserException
 from actloop.executor._durable import PAUSED_KEY
@@ -48,7 +55,10 @@ _DAMAGE = (ValueError, TypeError, KeyError, IndexError, AttributeError, Recursio
 """What decoding a hand-edited or damaged journal value can raise (SerializationError included)."""
 
 
-def _open(path: str | os.PathLike[str], *, read_only: bool = False) -> SqliteCheckpointer:
+def _open(path: str | os.PathLike[str], *, read_only: bool = False) -> BaseCheckpointer:
+    """The store at `path`: a checkpoint file (read-only when asked), or a `postgresql://` URL."""
+    if isinstance(path, str) and path.startswith(("postgresql://", "postgres://")):
+        return connect(path)
     if not Path(path).is_file():
         raise CheckpointError(f"no checkpoint file at {path}")
     return SqliteCheckpointer(path, read_only=read_only)
@@ -81,8 +91,8 @@ def _when(stamp: float) -> str:
 def runs_list(path: str | os.PathLike[str]) -> CliResult:
     """One line per saved run: thread, status, steps, last update (steps `?`: damaged journal)."""
     try:
-        store = _open(path, read_only=True)
-        rows = [(r, _count(store, r.thread_id)) for r in store.list_runs()]
+        with contextlib.closing(_open(path, read_only=True)) as store:  # Postgres holds a pool
+            rows = [(r, _count(store, r.thread_id)) for r in store.list_runs()]
     except CheckpointError as exc:
         return CliResult(1, f"error: {exc}")
     if not rows:
@@ -97,7 +107,7 @@ def runs_list(path: str | os.PathLike[str]) -> CliResult:
     return CliResult(0, "\n".join(lines))
 
 
-def _count(store: SqliteCheckpointer, thread_id: str) -> str:
+def _count(store: BaseCheckpointer, thread_id: str) -> str:
     try:
         return str(len(_steps(store.entries(thread_id), thread_id)))
     except CheckpointError:
@@ -154,16 +164,16 @@ def _step(
 def runs_show(path: str | os.PathLike[str], thread_id: str) -> CliResult:
     """A run's header, every step (tool, input, observation), pending calls and outcome."""
     try:
-        store = _open(path, read_only=True)
-        record = store.get(thread_id)
-        if record is None:
-            raise CheckpointError(f"no run is saved under thread {thread_id!r} in {path}")
-        steps = _steps(store.entries(thread_id), thread_id)
-        where = f"the saved {{}} of thread {thread_id!r}"
-        inputs = _decode(record.inputs, where.format("inputs"))
-        pending = _decode(record.pending, where.format("pending calls"))
-        output = _decode(record.output, where.format("output"))
-        pending_lines = _pending_lines(pending) if record.pending else []
+        with contextlib.closing(_open(path, read_only=True)) as store:
+            record = store.get(thread_id)
+            if record is None:
+                raise CheckpointError(f"no run is saved under thread {thread_id!r} in {path}")
+            steps = _steps(store.entries(thread_id), thread_id)
+            where = f"the saved {{}} of thread {thread_id!r}"
+            inputs = _decode(record.inputs, where.format("inputs"))
+            pending = _decode(record.pending, where.format("pending calls"))
+            output = _decode(record.output, where.format("output"))
+            pending_lines = _pending_lines(pending) if record.pending else []
     except CheckpointError as exc:
         return CliResult(1, f"error: {exc}")
     lines = [
@@ -196,7 +206,7 @@ def _pending_lines(pending: list[dict[str, Any]]) -> list[str]:
 def runs_resume(
     path: str | os.PathLike[str],
     thread_id: str,
-    executor_factory: Callable[[SqliteCheckpointer], AgentExecutor],
+    executor_factory: Callable[[BaseCheckpointer], AgentExecutor],
     *,
     approve: bool | Iterable[str] | None = None,
     reject: Mapping[str, str | None] | Iterable[str] | None = None,
@@ -204,8 +214,9 @@ def runs_resume(
 ) -> CliResult:
     """Resume a run to its end (or its next pause) and print its outcome."""
     try:
-        executor = executor_factory(_open(path))
-        result = executor.resume(thread_id, approve=approve, reject=reject, edit=edit)
+        with contextlib.closing(_open(path)) as store:
+            executor = executor_factory(store)
+            result = executor.resume(thread_id, approve=approve, reject=reject, edit=edit)
     except CheckpointError as exc:
         return CliResult(1, f"error: {exc}")
     except KeyboardInterrupt:
@@ -245,7 +256,7 @@ def runs_unlock(path: str | os.PathLike[str], thread_id: str) -> CliResult:
     )
 
 
-def _saved_timeout(store: SqliteCheckpointer, thread_id: str) -> float | None:
+def _saved_timeout(store: BaseCheckpointer, thread_id: str) -> float | None:
     """The time limit the run was started with (resume checks it is the same), else the CLI's
     default; a damaged record is reported by the resume itself."""
     from actloop.cli._build import DEFAULT_TIMEOUT
@@ -284,7 +295,7 @@ def _dispatch(args: argparse.Namespace) -> CliResult:
     if args.action == "unlock":
         return runs_unlock(args.db, args.thread)
 
-    def factory(checkpointer: SqliteCheckpointer) -> Any:
+    def factory(checkpointer: BaseCheckpointer) -> Any:
         from actloop.cli._build import build_executor
 
         if args.timeout is None:

@@ -20,7 +20,7 @@ __all__ = ["add_serve_parser", "serve_command"]
 def add_serve_parser(sub: Any, shared: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Register `serve` with `run`'s agent options (its own copy: see `_parser`)."""
     serve = sub.add_parser("serve", parents=[shared], help="serve the agent over HTTP")
-    serve.add_argument("--db", help="checkpoint file for durable threads (SQLite)")
+    serve.add_argument("--db", help="checkpoint file or postgresql:// URL for durable threads")
     serve.set_defaults(thread=None)
     serve.add_argument("--executor", help="MODULE:ATTR of an AgentExecutor or its factory")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -45,9 +45,9 @@ def _executor(args: argparse.Namespace) -> Any:
 
     checkpointer = None
     if args.db:
-        from actloop.checkpoint import SqliteCheckpointer
+        from actloop.checkpoint import connect
 
-        checkpointer = SqliteCheckpointer(args.db)
+        checkpointer = connect(args.db)  # a file, or a postgresql:// URL
     if not args.executor:
         return build_executor(args, checkpointer)
     from actloop.server import load_executor

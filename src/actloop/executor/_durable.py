@@ -281,6 +281,8 @@ class DurableRun:
             observation = too_deep(call.action.tool)
             self.after_call(act, index, call, observation)
             return True, observation
+        if self.heartbeat is not None:
+            self.heartbeat.ensure()  # a run that stalled past its lease starts no more calls
         if not _idempotent(call):
             self.journal.write("start", act, index)
         return False, act
@@ -330,24 +332,40 @@ class Heartbeat:
     """Renews a lease that expires, every third of its time to live, until stopped.
 
     A renewal that fails (the lease was taken over, or the store is unreachable) ends the
-    heartbeat; the run's next write is then refused by the store's fencing check.
+    heartbeat; the run's next write is then refused by the store's fencing check. `ensure()`
+    guards what no write guards, the start of a tool call: once the lease may have expired (a
+    stalled process: SIGSTOP, a long GC pause) it renews first, and raises if it was taken over.
     """
 
     def __init__(self, store: BaseCheckpointer, lease: Lease) -> None:
         assert lease.expires is not None
-        every = max((lease.expires - time.time()) / 3, 0.01)
+        self.store, self.lease = store, lease
+        self.ttl = max(lease.expires - time.time(), 0.0)
+        self.valid_until = lease.expires
+        """By this process's clock, the lease is surely ours until then (renewals push it)."""
         self._stopped = threading.Event()
         thread = threading.Thread(
-            target=self._beat, args=(store, lease, every), name="actloop-lease", daemon=True
+            target=self._beat, args=(max(self.ttl / 3, 0.01),), name="actloop-lease", daemon=True
         )
         thread.start()
 
-    def _beat(self, store: BaseCheckpointer, lease: Lease, every: float) -> None:
+    def _renew(self) -> None:
+        sent = time.time()
+        self.store.renew(self.lease)
+        self.valid_until = sent + self.ttl
+
+    def _beat(self, every: float) -> None:
         while not self._stopped.wait(every):
             try:
-                store.renew(lease)
+                self._renew()
             except CheckpointError:
                 return
+
+    def ensure(self) -> None:
+        """Return if the lease is surely still ours, else renew it (LeaseLostError if lost)."""
+        if time.time() < self.valid_until:
+            return
+        self._renew()
 
     def stop(self) -> None:
         """Stop renewing (the run is closing)."""

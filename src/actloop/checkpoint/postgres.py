@@ -1,0 +1,626 @@
+"""Durable runs in PostgreSQL (psycopg 3 and its pool): a store several hosts share.
+
+Same contract as `SqliteCheckpointer` (see `actloop.checkpoint._base`), with times taken from
+the server's clock so leases mean the same on every host. Each operation is written once, as a
+generator of queries (`_Op`) that a sync or an async runner drives on a pooled connection, in
+one transaction (a single-statement operation runs in autocommit, which is one transaction too).
+
+Layout: a PostgreSQL schema (`actloop` unless told) holding `meta(key, value)` (`format` =
+`actloop-checkpoint`, `version`), `runs`, `entries` and `leases` (the columns of the SQLite
+store; `expires` in server epoch seconds). A fenced write locks the lease row `FOR SHARE`, so a
+take-over waits for it and a write racing a take-over finds the new epoch and writes nothing.
+A schema holding other tables, a newer version, or a damaged layout raises `CheckpointError` and
+is never written to; an older version is brought up to date by `_MIGRATIONS`, in one transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import socket
+import threading
+import time
+import weakref
+from collections.abc import Generator
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+
+from actloop.checkpoint._base import (
+    BaseCheckpointer,
+    JournalEntry,
+    Lease,
+    LeaseHeldError,
+    LeaseLostError,
+    Owner,
+    RunRecord,
+    RunStatus,
+)
+from actloop.exceptions import CheckpointError, ConfigurationError
+
+if TYPE_CHECKING:
+    import psycopg
+    from psycopg_pool import AsyncConnectionPool, ConnectionPool
+
+__all__ = ["PostgresCheckpointer"]
+
+FORMAT = "actloop-checkpoint"
+SCHEMA_VERSION = 1
+_TABLES = {
+    "meta": ["key", "value"],
+    "runs": ["thread_id", "status", "inputs", "fingerprint", "output", "pending", "error",
+             "created", "updated"],
+    "entries": ["thread_id", "seq", "kind", "act", "call", "elapsed", "data", "epoch"],
+    "leases": ["thread_id", "pid", "host", "started", "token", "epoch", "expires"],
+}  # fmt: skip
+_CREATE = """
+CREATE SCHEMA IF NOT EXISTS {s};
+CREATE TABLE {s}.meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE {s}.runs(thread_id TEXT PRIMARY KEY, status TEXT NOT NULL, inputs TEXT NOT NULL,
+    fingerprint TEXT NOT NULL, output TEXT, pending TEXT, error TEXT,
+    created DOUBLE PRECISION NOT NULL, updated DOUBLE PRECISION NOT NULL);
+CREATE TABLE {s}.entries(thread_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,
+    act INTEGER, call INTEGER, elapsed DOUBLE PRECISION NOT NULL, data TEXT, epoch BIGINT,
+    PRIMARY KEY(thread_id, seq));
+CREATE TABLE {s}.leases(thread_id TEXT PRIMARY KEY, pid INTEGER, host TEXT, started TEXT,
+    token TEXT, epoch BIGINT NOT NULL, expires DOUBLE PRECISION);
+CREATE INDEX runs_updated ON {s}.runs(updated DESC);
+INSERT INTO {s}.meta VALUES ('format', '{format}'), ('version', '{version}')
+"""
+_MIGRATIONS: list[str] = []
+"""`_MIGRATIONS[i]` turns version i + 1 into i + 2 (SQL; `{s}` is the schema). Append only."""
+_NOW = "extract(epoch from clock_timestamp())::float8"
+_RELEASED = "pid=NULL, host=NULL, started=NULL, token=NULL, expires=NULL"
+_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+_T = TypeVar("_T")
+
+
+class _Query(NamedTuple):
+    sql: str
+    params: tuple[Any, ...] = ()
+
+
+class _Result(NamedTuple):
+    rows: list[tuple[Any, ...]]
+    rowcount: int
+
+
+_Op = Generator[_Query, _Result, _T]
+"""One store operation: yields queries, is sent their results, returns its value."""
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+        import psycopg_pool
+    except ImportError as exc:
+        raise ConfigurationError(
+            "PostgresCheckpointer needs psycopg 3 and psycopg_pool: pip install 'actloop[postgres]'"
+        ) from exc
+    return psycopg, psycopg_pool
+
+
+def _redacted(conninfo: str) -> str:
+    """`conninfo` without its password, for messages."""
+    conninfo = re.sub(r"(://[^/@:]*):[^@/]*@", r"\1:***@", conninfo)
+    return re.sub(r"(password\s*=\s*)('[^']*'|\S+)", r"\1***", conninfo)
+
+
+class PostgresCheckpointer(BaseCheckpointer):
+    """Durable runs in PostgreSQL: one store for many hosts; `resume` works from any of them.
+
+    `conninfo` is a libpq connection string or URI, passed to psycopg unchanged. Leases expire
+    after `lease_ttl` seconds (30 by default) unless the run's heartbeat renews them, so a run
+    whose host died or stalled is taken over by another. Needs `pip install 'actloop[postgres]'`.
+    """
+
+    def __init__(
+        self,
+        conninfo: str,
+        *,
+        schema: str = "actloop",
+        lease_ttl: float | None = 30.0,
+        max_connections: int = 8,
+        connect_timeout: float = 10.0,
+    ) -> None:
+        if not _NAME.fullmatch(schema):
+            raise ValueError(f"schema={schema!r}: use lower-case letters, digits and _")
+        self.conninfo, self.schema, self.lease_ttl = conninfo, schema, lease_ttl
+        self.max_connections, self.connect_timeout = max_connections, connect_timeout
+        self._lock = threading.Lock()
+        self._pool: ConnectionPool | None = None
+        self._pid = 0
+        self._apools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncConnectionPool] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def __repr__(self) -> str:
+        return f"PostgresCheckpointer({_redacted(self.conninfo)!r})"
+
+    # -- connections and errors ----------------------------------------------------------------
+
+    def _where(self) -> str:
+        return f"PostgreSQL store {_redacted(self.conninfo)} (schema {self.schema})"
+
+    @contextlib.contextmanager
+    def _errors(self) -> Generator[None]:
+        """psycopg failures as CheckpointError naming the store (its password hidden)."""
+        psycopg, pool = _psycopg()
+        try:
+            yield
+        except psycopg.errors.UniqueViolation:
+            raise
+        except (psycopg.OperationalError, pool.PoolTimeout) as exc:
+            raise CheckpointError(f"{self._where()} is unreachable: {exc}") from exc
+        except psycopg.Error as exc:
+            raise CheckpointError(f"{self._where()} failed: {exc}") from exc
+
+    def _connect_kwargs(self) -> dict[str, Any]:
+        return {"autocommit": True, "connect_timeout": max(1, round(self.connect_timeout))}
+
+    def _sync_pool(self) -> ConnectionPool:
+        if self._pool is not None and self._pid == os.getpid():
+            return self._pool
+        with self._lock:
+            if self._pool is None or self._pid != os.getpid():
+                psycopg, pools = _psycopg()
+                with (
+                    psycopg.connect(self.conninfo, **self._connect_kwargs()) as conn,
+                    conn.transaction(),
+                ):
+                    _drive(conn, self._prepare())
+                self._pool = pools.ConnectionPool(
+                    self.conninfo,
+                    min_size=1,
+                    max_size=self.max_connections,
+                    kwargs=self._connect_kwargs(),
+                    timeout=self.connect_timeout,
+                    open=True,
+                    name="actloop-checkpoint",
+                )
+                self._pid = os.getpid()
+        assert self._pool is not None
+        return self._pool
+
+    async def _async_pool(self) -> AsyncConnectionPool:
+        loop = asyncio.get_running_loop()
+        pool = self._apools.get(loop)
+        if pool is not None:
+            return pool
+        psycopg, pools = _psycopg()
+        conn = await psycopg.AsyncConnection.connect(self.conninfo, **self._connect_kwargs())
+        async with conn, conn.transaction():
+            await _adrive(conn, self._prepare())
+        pool = pools.AsyncConnectionPool(
+            self.conninfo,
+            min_size=1,
+            max_size=self.max_connections,
+            kwargs=self._connect_kwargs(),
+            timeout=self.connect_timeout,
+            open=False,
+            name="actloop-checkpoint",
+        )
+        await pool.open()
+        self._apools[loop] = pool
+        return pool
+
+    def _run(self, op: _Op[_T], *, transaction: bool = True) -> _T:
+        with self._errors(), self._sync_pool().connection() as conn:
+            if not transaction:
+                return _drive(conn, op)
+            with conn.transaction():
+                return _drive(conn, op)
+
+    async def _arun(self, op: _Op[_T], *, transaction: bool = True) -> _T:
+        with self._errors():
+            pool = await self._async_pool()
+            async with pool.connection() as conn:
+                if not transaction:
+                    return await _adrive(conn, op)
+                async with conn.transaction():
+                    return await _adrive(conn, op)
+
+    def close(self) -> None:
+        """Close this process's sync pool (reopened on next use)."""
+        with self._lock:
+            if self._pool is not None and self._pid == os.getpid():
+                self._pool.close()
+            self._pool = None
+
+    async def aclose(self) -> None:
+        """Close the async pool of the running event loop, and the sync pool."""
+        pool = self._apools.pop(asyncio.get_running_loop(), None)
+        if pool is not None:
+            await pool.close()
+        self.close()
+
+    # -- schema --------------------------------------------------------------------------------
+
+    def _prepare(self) -> _Op[None]:
+        """Check the schema (reading only), then create or migrate it under an advisory lock;
+        the caller runs it in one transaction, so a refusal writes nothing."""
+        version = yield from self._version()
+        if version == SCHEMA_VERSION:
+            return
+        yield _Query("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"actloop:{self.schema}",))
+        version = yield from self._version()  # another process may have done it meanwhile
+        if version == SCHEMA_VERSION:
+            return
+        script = _CREATE if version == 0 else ";".join(_MIGRATIONS[version - 1 :])
+        for statement in filter(str.strip, script.split(";")):
+            yield _Query(statement.format(s=self.schema, format=FORMAT, version=SCHEMA_VERSION))
+        yield _Query(
+            f"UPDATE {self.schema}.meta SET value=%s WHERE key='version'", (str(SCHEMA_VERSION),)
+        )
+
+    def _version(self) -> _Op[int]:
+        """0 for a missing or empty schema, else our version; CheckpointError for anything else."""
+        found = yield _Query(
+            "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema=%s",
+            (self.schema,),
+        )
+        columns: dict[str, set[str]] = {}
+        for table, column in found.rows:
+            columns.setdefault(table, set()).add(column)
+        if not columns:
+            return 0
+        where = f"schema {self.schema!r} of {_redacted(self.conninfo)}"
+        if "meta" not in columns or not {"key", "value"} <= columns["meta"]:
+            raise CheckpointError(
+                f"{where} is not an actloop checkpoint store (it holds other tables); pass "
+                "another schema=. It was left untouched."
+            )
+        meta = yield _Query(f"SELECT key, value FROM {self.schema}.meta")
+        values = dict(meta.rows)
+        version = values.get("version", "")
+        if values.get("format") != FORMAT or not version.isdigit():
+            raise CheckpointError(
+                f"{where} is not an actloop checkpoint store (meta says format "
+                f"{values.get('format')!r}); pass another schema=. It was left untouched."
+            )
+        if int(version) > SCHEMA_VERSION:
+            raise CheckpointError(
+                f"{where} has schema version {version}; this actloop reads versions 1 to "
+                f"{SCHEMA_VERSION}. It was left untouched."
+            )
+        if int(version) == SCHEMA_VERSION:
+            missing = [
+                f"{t}.{c}" for t, cs in _TABLES.items() for c in cs if c not in columns.get(t, ())
+            ]
+            if missing:
+                raise CheckpointError(
+                    f"{where} is damaged (missing {', '.join(missing[:4])}); it was left "
+                    "untouched. Restore it from a backup or pass another schema=."
+                )
+        return int(version)
+
+    # -- leases --------------------------------------------------------------------------------
+
+    def _ttl(self, ttl: float | None) -> float | None:
+        ttl = self.lease_ttl if ttl is None else ttl
+        if ttl is not None and ttl < 0:
+            raise ValueError(f"ttl={ttl!r}: a lease lasts zero seconds or more (None: no expiry)")
+        return ttl
+
+    def _acquire(self, thread_id: str, owner: Owner, ttl: float | None) -> _Op[Lease]:
+        s = self.schema
+        yield _Query(
+            f"INSERT INTO {s}.leases(thread_id, epoch) VALUES (%s, 0) ON CONFLICT DO NOTHING",
+            (thread_id,),
+        )
+        held = yield from _held(s, thread_id, lock="UPDATE")
+        if held.owner is not None and held.owner.token != owner.token and held.live():
+            raise _busy(thread_id, held)
+        yield _Query(
+            f"UPDATE {s}.leases SET pid=%s, host=%s, started=%s, token=%s, epoch=%s, "
+            f"expires={_NOW} + %s WHERE thread_id=%s",
+            (owner.pid, owner.host, owner.started, owner.token, held.epoch + 1, ttl, thread_id),
+        )
+        expires = None if ttl is None else time.time() + ttl
+        return Lease(thread_id, owner, held.epoch + 1, expires)
+
+    def _renew(self, lease: Lease, ttl: float | None) -> _Op[Lease]:
+        yield from _check_lease(self.schema, lease, lock="UPDATE")
+        yield _Query(
+            f"UPDATE {self.schema}.leases SET expires={_NOW} + %s WHERE thread_id=%s",
+            (ttl, lease.thread_id),
+        )
+        return replace(lease, expires=None if ttl is None else time.time() + ttl)
+
+    def _release(self, lease: Lease) -> _Op[None]:
+        yield _Query(
+            f"UPDATE {self.schema}.leases SET {_RELEASED} WHERE thread_id=%s AND token=%s "
+            "AND epoch=%s",
+            (lease.thread_id, lease.owner.token, lease.epoch),
+        )
+
+    def acquire(self, thread_id: str, owner: Owner, *, ttl: float | None = None) -> Lease:
+        """Take the thread's lease when free, released, expired or held by a dead process."""
+        return self._run(self._acquire(thread_id, owner, self._ttl(ttl)))
+
+    async def aacquire(self, thread_id: str, owner: Owner, *, ttl: float | None = None) -> Lease:
+        """Async twin of `acquire`."""
+        return await self._arun(self._acquire(thread_id, owner, self._ttl(ttl)))
+
+    def renew(self, lease: Lease, *, ttl: float | None = None) -> Lease:
+        """The lease with a new expiry (now + ttl); LeaseLostError if it is no longer current."""
+        return self._run(self._renew(lease, self._ttl(ttl)))
+
+    async def arenew(self, lease: Lease, *, ttl: float | None = None) -> Lease:
+        """Async twin of `renew`."""
+        return await self._arun(self._renew(lease, self._ttl(ttl)))
+
+    def release(self, lease: Lease) -> None:
+        """Give up the lease if it is still current; the epoch stays for the next owner."""
+        self._run(self._release(lease), transaction=False)
+
+    async def arelease(self, lease: Lease) -> None:
+        """Async twin of `release`."""
+        await self._arun(self._release(lease), transaction=False)
+
+    # -- runs ----------------------------------------------------------------------------------
+
+    def _select(self, where: str, args: tuple[Any, ...]) -> _Op[list[RunRecord]]:
+        s = self.schema
+        found = yield _Query(
+            "SELECT r.thread_id, status, inputs, fingerprint, output, pending, error, created, "
+            f"updated, l.pid, l.host FROM {s}.runs r LEFT JOIN {s}.leases l "
+            f"ON l.thread_id = r.thread_id {where}",
+            args,
+        )
+        return [
+            RunRecord(*r[:9], owner=None if r[9] is None else f"{r[9]}@{r[10]}") for r in found.rows
+        ]
+
+    def _get(self, thread_id: str) -> _Op[RunRecord | None]:
+        found = yield from self._select("WHERE r.thread_id=%s", (thread_id,))
+        return found[0] if found else None
+
+    def _list(self) -> _Op[list[RunRecord]]:
+        return (yield from self._select("ORDER BY updated DESC, r.thread_id", ()))
+
+    def get(self, thread_id: str) -> RunRecord | None:
+        """The run saved under `thread_id`, or None."""
+        return self._run(self._get(thread_id), transaction=False)
+
+    async def aget(self, thread_id: str) -> RunRecord | None:
+        """Async twin of `get`."""
+        return await self._arun(self._get(thread_id), transaction=False)
+
+    def list_runs(self) -> list[RunRecord]:
+        """Every saved run, most recently updated first."""
+        return self._run(self._list(), transaction=False)
+
+    async def alist_runs(self) -> list[RunRecord]:
+        """Async twin of `list_runs`."""
+        return await self._arun(self._list(), transaction=False)
+
+    def _create(self, record: RunRecord, lease: Lease | None) -> _Op[None]:
+        yield from _check_write(self.schema, record.thread_id, lease)
+        found = yield _Query(
+            f"INSERT INTO {self.schema}.runs VALUES (%s, %s, %s, %s, %s, %s, %s, {_NOW}, {_NOW}) "
+            "ON CONFLICT DO NOTHING",
+            (record.thread_id, record.status, record.inputs, record.fingerprint, record.output,
+             record.pending, record.error),
+        )  # fmt: skip
+        if found.rowcount != 1:
+            raise CheckpointError(f"thread {record.thread_id!r} already has a run")
+
+    def create(self, record: RunRecord, *, lease: Lease | None = None) -> None:
+        """Save a new run (status as given)."""
+        self._run(self._create(record, lease))
+
+    async def acreate(self, record: RunRecord, *, lease: Lease | None = None) -> None:
+        """Async twin of `create`."""
+        await self._arun(self._create(record, lease))
+
+    def _update(
+        self, thread_id: str, status: RunStatus, lease: Lease | None, fields: dict[str, str | None]
+    ) -> _Op[None]:
+        unknown = set(fields) - {"output", "pending", "error"}
+        if unknown:
+            raise TypeError(f"update() got unexpected fields {sorted(unknown)}")
+        yield from _check_write(self.schema, thread_id, lease)
+        yield _Query(
+            f"UPDATE {self.schema}.runs SET status=%s, output=%s, pending=%s, error=%s, "
+            f"updated={_NOW} WHERE thread_id=%s",
+            (status, fields.get("output"), fields.get("pending"), fields.get("error"), thread_id),
+        )
+
+    def update(
+        self, thread_id: str, status: RunStatus, *, lease: Lease | None = None, **fields: str | None
+    ) -> None:
+        """Set the status; `output`, `pending` and `error` are replaced (missing ones cleared)."""
+        self._run(self._update(thread_id, status, lease, fields))
+
+    async def aupdate(
+        self, thread_id: str, status: RunStatus, *, lease: Lease | None = None, **fields: str | None
+    ) -> None:
+        """Async twin of `update`."""
+        await self._arun(self._update(thread_id, status, lease, fields))
+
+    def _delete(self, thread_id: str) -> _Op[None]:
+        for table in ("runs", "entries"):
+            yield _Query(f"DELETE FROM {self.schema}.{table} WHERE thread_id=%s", (thread_id,))
+        yield _Query(
+            f"UPDATE {self.schema}.leases SET {_RELEASED} WHERE thread_id=%s", (thread_id,)
+        )
+
+    def delete(self, thread_id: str) -> None:
+        """Forget a run: its record, journal and lease holder (the epoch stays)."""
+        self._run(self._delete(thread_id))
+
+    async def adelete(self, thread_id: str) -> None:
+        """Async twin of `delete`."""
+        await self._arun(self._delete(thread_id))
+
+    # -- journal -------------------------------------------------------------------------------
+
+    def _append(self, thread_id: str, entry: JournalEntry, lease: Lease | None) -> _Op[None]:
+        """One fenced INSERT under a lease (a single statement: its own transaction)."""
+        s = self.schema
+        if lease is None or lease.thread_id != thread_id:  # the caller opened a transaction
+            yield from _check_write(s, thread_id, lease)
+            yield _Query(f"INSERT INTO {s}.entries VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                         (thread_id, *entry))  # fmt: skip
+            return
+        written = yield _Query(
+            f"INSERT INTO {s}.entries SELECT %s, %s::int, %s, %s::int, %s::int, %s::float8, "
+            f"%s, %s::bigint FROM {s}.leases WHERE thread_id=%s AND epoch=%s AND token=%s "
+            "FOR SHARE",
+            (thread_id, *entry[:6], lease.epoch, thread_id, lease.epoch, lease.owner.token),
+        )
+        if written.rowcount != 1:
+            yield from _check_lease(s, lease, lock=None)  # raises LeaseLostError
+            raise LeaseLostError(  # epochs only grow: the lease cannot be current again
+                f"thread {thread_id!r}: entry {entry.seq} was not written under the lease "
+                f"of epoch {lease.epoch}"
+            )
+
+    def _duplicate(self, thread_id: str, entry: JournalEntry) -> CheckpointError:
+        return CheckpointError(
+            f"journal entry {entry.seq} of thread {thread_id!r} already exists: another "
+            "process wrote to this run"
+        )
+
+    def append(self, thread_id: str, entry: JournalEntry, *, lease: Lease | None = None) -> None:
+        """Add one entry in its own transaction, stamped with the lease's epoch."""
+        psycopg, _ = _psycopg()
+        try:
+            fenced = lease is not None and lease.thread_id == thread_id
+            self._run(self._append(thread_id, entry, lease), transaction=not fenced)
+        except psycopg.errors.UniqueViolation as exc:
+            raise self._duplicate(thread_id, entry) from exc
+
+    async def aappend(
+        self, thread_id: str, entry: JournalEntry, *, lease: Lease | None = None
+    ) -> None:
+        """Async twin of `append`."""
+        psycopg, _ = _psycopg()
+        try:
+            fenced = lease is not None and lease.thread_id == thread_id
+            await self._arun(self._append(thread_id, entry, lease), transaction=not fenced)
+        except psycopg.errors.UniqueViolation as exc:
+            raise self._duplicate(thread_id, entry) from exc
+
+    def _entries(self, thread_id: str) -> _Op[list[JournalEntry]]:
+        found = yield _Query(
+            f"SELECT seq, kind, act, call, elapsed, data, epoch FROM {self.schema}.entries "
+            "WHERE thread_id=%s ORDER BY seq",
+            (thread_id,),
+        )
+        return [JournalEntry(*row) for row in found.rows]
+
+    def entries(self, thread_id: str) -> list[JournalEntry]:
+        """The thread's journal in order."""
+        return self._run(self._entries(thread_id), transaction=False)
+
+    async def aentries(self, thread_id: str) -> list[JournalEntry]:
+        """Async twin of `entries`."""
+        return await self._arun(self._entries(thread_id), transaction=False)
+
+
+# -- drivers of an operation ----------------------------------------------------------------------
+
+
+def _drive(conn: psycopg.Connection[Any], op: _Op[_T]) -> _T:
+    """Run `op`'s queries on `conn` in order, sending each its result."""
+    cur = conn.cursor()
+    result: _Result | None = None
+    try:
+        while True:
+            query = op.send(result) if result is not None else next(op)
+            cur.execute(query.sql.encode(), query.params or None)
+            rows = cur.fetchall() if cur.description is not None else []
+            result = _Result(rows, cur.rowcount)
+    except StopIteration as stop:
+        return stop.value
+    finally:
+        cur.close()
+
+
+async def _adrive(conn: psycopg.AsyncConnection[Any], op: _Op[_T]) -> _T:
+    """Async twin of `_drive`."""
+    cur = conn.cursor()
+    result: _Result | None = None
+    try:
+        while True:
+            query = op.send(result) if result is not None else next(op)
+            await cur.execute(query.sql.encode(), query.params or None)
+            rows = await cur.fetchall() if cur.description is not None else []
+            result = _Result(rows, cur.rowcount)
+    except StopIteration as stop:
+        return stop.value
+    finally:
+        await cur.close()
+
+
+# -- lease checks (operations too) ----------------------------------------------------------------
+
+
+class _Held(NamedTuple):
+    """A thread's lease row: its owner (None when free), epoch, expiry and the server's now."""
+
+    owner: Owner | None
+    epoch: int
+    expires: float | None
+    now: float
+
+    def live(self) -> bool:
+        """Held, unexpired (by the server's clock), and its owner is not known to be dead."""
+        if self.owner is None or (self.expires is not None and self.expires <= self.now):
+            return False
+        return self.owner.is_alive()
+
+
+def _held(schema: str, thread_id: str, lock: str | None) -> _Op[_Held]:
+    found = yield _Query(
+        f"SELECT pid, host, started, token, epoch, expires, {_NOW} FROM {schema}.leases "
+        f"WHERE thread_id=%s{f' FOR {lock}' if lock else ''}",
+        (thread_id,),
+    )
+    if not found.rows:
+        return _Held(None, 0, None, 0.0)
+    row = found.rows[0]
+    return _Held(None if row[3] is None else Owner(*row[:4]), row[4], row[5], row[6])
+
+
+def _check_lease(schema: str, lease: Lease, lock: str | None) -> _Op[None]:
+    """LeaseLostError unless `lease` is the thread's current lease (same epoch and owner)."""
+    held = yield from _held(schema, lease.thread_id, lock)
+    if held.owner is not None and (held.epoch, held.owner.token) == (
+        lease.epoch,
+        lease.owner.token,
+    ):
+        return
+    now = "released" if held.owner is None else f"held by process {held.owner}"
+    raise LeaseLostError(
+        f"thread {lease.thread_id!r}: the lease of epoch {lease.epoch} (process {lease.owner}) "
+        f"was lost; the thread is at epoch {held.epoch}, {now}. Nothing was written."
+    )
+
+
+def _check_write(schema: str, thread_id: str, lease: Lease | None) -> _Op[None]:
+    """Inside a write: the lease is current (its row locked until commit), or (no lease) no
+    other process holds a live one."""
+    if lease is not None:
+        if lease.thread_id != thread_id:
+            raise ValueError(f"the lease is for thread {lease.thread_id!r}, not {thread_id!r}")
+        yield from _check_lease(schema, lease, lock="SHARE")
+        return
+    held = yield from _held(schema, thread_id, lock="SHARE")
+    if held.owner is not None and not _is_this_process(held.owner) and held.live():
+        raise _busy(thread_id, held)
+
+
+def _busy(thread_id: str, held: _Held) -> LeaseHeldError:
+    assert held.owner is not None
+    return LeaseHeldError(
+        f"thread {thread_id!r} is being run by process {held.owner.pid} on {held.owner.host} "
+        f"(lease epoch {held.epoch}); wait for it to end (or stop it) and resume then"
+    )
+
+
+def _is_this_process(owner: Owner) -> bool:
+    return owner.pid == os.getpid() and owner.host == socket.gethostname()

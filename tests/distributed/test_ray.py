@@ -1,0 +1,180 @@
+"""Durable runs on a real local Ray cluster (two nodes and more), on a real PostgreSQL store.
+
+Workers are killed with SIGKILL mid-run (a worker process, then a whole node): every run ends
+with the uninterrupted result, and the side-effect log shows no call whose observation was saved
+running twice (a call repeats only when it was in flight in the killed process).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import ray
+from ray.cluster_utils import Cluster
+
+from actloop.distributed import RayRunner
+from postgres_server import PostgresServer, postgres_server
+
+from .ray_scenario import STEPS, expected, make_executor
+
+HERE = Path(__file__).resolve().parent
+FACTORY = "ray_scenario:make_executor"
+_ = postgres_server
+
+
+class RayCluster:
+    def __init__(self, cluster: Cluster, log: Path) -> None:
+        self.cluster, self.log = cluster, log
+
+    def runner(self, store: str) -> RayRunner:
+        """Two workers on the worker nodes (they need the `agents` resource)."""
+        return RayRunner(FACTORY, store, workers=2, actor_options={"resources": {"agents": 1}})
+
+    def worker_nodes(self) -> dict[str, Any]:
+        """The live non-head nodes by id."""
+        head = self.cluster.head_node
+        return {n.node_id: n for n in self.cluster.list_all_nodes() if n is not head}
+
+    def lines(self, prefix: str) -> list[tuple[str, int]]:
+        """(call input, pid) of every logged call whose input starts with `prefix`."""
+        rows = [line.split() for line in self.log.read_text().splitlines()]
+        return [(key, int(pid)) for key, pid in rows if key.startswith(prefix)]
+
+
+@pytest.fixture(scope="session")
+def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster]:
+    log = tmp_path_factory.mktemp("ray") / "effects.log"
+    log.touch()
+    saved = dict(os.environ)
+    os.environ["ACTLOOP_RAY_LOG"] = str(log)
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])
+    sys.path.insert(0, str(HERE))  # the runner checks the factory imports here too
+    node: dict[str, Any] = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}
+    system = {"health_check_period_ms": 500, "health_check_failure_threshold": 4}
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={**node, "include_dashboard": False, "_system_config": system},
+    )
+    for _ in range(2):  # two worker nodes; workers need the "agents" resource, not on the head
+        cluster.add_node(**node, resources={"agents": 100})
+    cluster.wait_for_nodes()
+    ray.init(address=cluster.address, log_to_driver=False)
+    try:
+        yield RayCluster(cluster, log)
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+        os.environ.clear()
+        os.environ.update(saved)
+        sys.path.remove(str(HERE))
+
+
+def check_calls(calls: list[tuple[str, int]], inputs: list[str], killed: set[int]) -> int:
+    """Every call of every run ran; a call ran twice only if its first run was in a killed
+    process. Returns the number of repeats."""
+    counts = Counter(key for key, _ in calls)
+    assert set(counts) == {f"{text}-{n}" for text in inputs for n in range(STEPS)}
+    for key, count in counts.items():
+        pids = [pid for k, pid in calls if k == key]
+        assert all(pid in killed for pid in pids[:-1]), (key, pids, killed)
+        assert count <= 2, (key, pids)
+    return sum(counts.values()) - len(counts)
+
+
+def wait_for(condition: Any, what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def test_map_runs_every_input_once_in_order(
+    ray_cluster: RayCluster, postgres_server: PostgresServer
+) -> None:
+    runner = ray_cluster.runner(postgres_server.create_database())
+    try:
+        inputs = [f"map{i}" for i in range(6)]
+        results = runner.map([{"input": t} for t in inputs], thread_ids=inputs)
+        assert results == [expected(t) for t in inputs]
+        nodes = {ray.get(w.where.remote())[1] for w in runner.workers}
+        assert nodes <= set(ray_cluster.worker_nodes())  # never on the head (no `agents`)
+        assert check_calls(ray_cluster.lines("map"), inputs, set()) == 0
+        handle = runner.submit({"input": "map0"}, thread_id="map0")  # already finished
+        assert (handle.result(), handle.status()) == (expected("map0"), "finished")
+        assert len(ray_cluster.lines("map")) == 6 * STEPS  # read from the store, not run again
+    finally:
+        runner.shutdown()
+    assert make_executor().invoke({"input": "local"}) == expected("local")
+
+
+def test_a_killed_worker_process_loses_no_run_and_repeats_no_finished_call(
+    ray_cluster: RayCluster, postgres_server: PostgresServer
+) -> None:
+    runner = ray_cluster.runner(postgres_server.create_database())
+    try:
+        pid, _ = ray.get(runner.workers[0].where.remote())
+        inputs = [f"kw{i}" for i in range(6)]
+        handles = [runner.submit({"input": t}, thread_id=t) for t in inputs]
+        # kill worker 0 once it has finished some calls and is in the middle of others
+        wait_for(lambda: sum(p == pid for _, p in ray_cluster.lines("kw")) >= 4, "calls")
+        os.kill(pid, signal.SIGKILL)
+        assert [h.result(timeout=120) for h in handles] == [expected(t) for t in inputs]
+        assert max(h.attempts for h in handles) >= 2  # the kill really hit runs
+        check_calls(ray_cluster.lines("kw"), inputs, {pid})
+        assert {h.status() for h in handles} == {"finished"}
+    finally:
+        runner.shutdown()
+
+
+def test_cancel_then_resume_on_the_cluster(
+    ray_cluster: RayCluster, postgres_server: PostgresServer
+) -> None:
+    runner = ray_cluster.runner(postgres_server.create_database())
+    try:
+        pids = {ray.get(w.where.remote())[0] for w in runner.workers}
+        handle = runner.submit({"input": "cr"}, thread_id="cr")
+        assert handle.status() in ("pending", "running")
+        wait_for(lambda: len(ray_cluster.lines("cr")) >= 2, "calls")
+        handle.cancel()
+        with pytest.raises(ray.exceptions.TaskCancelledError):
+            handle.result(timeout=60)
+        assert handle.status() == "cancelled"
+        wait_for(lambda: runner.store.get("cr").status == "failed", "the saved status")  # type: ignore[union-attr]
+        done = len(ray_cluster.lines("cr"))
+        assert done < STEPS
+        again = runner.resume("cr")
+        assert again.result(timeout=60) == expected("cr")
+        assert again.status() == "finished"
+        check_calls(ray_cluster.lines("cr"), ["cr"], pids)  # only the cancelled call reruns
+    finally:
+        runner.shutdown()
+
+
+def test_a_killed_node_loses_no_run_and_repeats_no_finished_call(
+    ray_cluster: RayCluster, postgres_server: PostgresServer
+) -> None:
+    """Last in this file: it takes a worker node away for good."""
+    runner = ray_cluster.runner(postgres_server.create_database())
+    try:
+        where = [ray.get(w.where.remote()) for w in runner.workers]
+        victim = ray_cluster.worker_nodes()[where[0][1]]  # the node of worker 0
+        pids = {pid for pid, node in where if node == victim.node_id}
+        inputs = [f"kn{i}" for i in range(4)]
+        handles = [runner.submit({"input": t}, thread_id=t) for t in inputs]
+        wait_for(lambda: sum(p in pids for _, p in ray_cluster.lines("kn")) >= 3, "calls")
+        ray_cluster.cluster.remove_node(victim, allow_graceful=False)  # SIGKILL, all of it
+        assert [h.result(timeout=180) for h in handles] == [expected(t) for t in inputs]
+        assert max(h.attempts for h in handles) >= 2  # the kill really hit runs
+        check_calls(ray_cluster.lines("kn"), inputs, pids)
+        moved = {ray.get(w.where.remote())[1] for w in runner.workers}
+        assert moved == set(ray_cluster.worker_nodes())  # the one worker node left
+    finally:
+        runner.shutdown()
