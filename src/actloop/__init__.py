@@ -243,7 +243,7 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py checks
+__all__ = [
     "AIMessage",
     "AIMessageChunk",
     "AIMessagePromptTemplate",
@@ -336,8 +336,8 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "TokenBudgetTrim",
     "Tool",
     "ToolAgentAction",
-    "ToolCategories",
     "ToolCall",
+    "ToolCategories",
     "ToolException",
     "ToolMessage",
     "ToolsAgentOutputParser",

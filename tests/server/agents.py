@@ -100,6 +100,8 @@ def make_executor(checkpointer: Any = None) -> AgentExecutor:
         [("system", "Be brief."), ("human", "{input}"), ("placeholder", "{agent_scratchpad}")]
     )
     model = FunctionChatModel(policy)
-    tools = [add, nap, send, flaky]
+    # An approval tool only in a durable executor: without a checkpointer, a run that holds one
+    # is refused before it starts (SECURITY.md: approval never fails open).
+    tools = [add, nap, flaky, *([send] if checkpointer is not None else [])]
     agent = create_tool_calling_agent(model, tools, prompt)
     return AgentExecutor(agent=agent, tools=tools, checkpointer=checkpointer, max_iterations=12)
