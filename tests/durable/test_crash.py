@@ -192,4 +192,6 @@ def test_sigkill_at_random_moments_then_resume_equals_uninterrupted(
         repeats += check_effects(tmp / "effects.log", history, effects)
     print(f"trials={TRIALS} kills={kills} repeated in-flight calls={repeats}")
     assert kills >= TRIALS * 0.8, kills  # most trials really crashed mid-run
-    assert repeats > 0  # some kills landed inside a tool call
+    # Whether a random kill lands inside a 2 ms tool call depends on the machine's load (0 of 83
+    # kills did under a load of 12), so it is not asserted here: a kill inside a call is made
+    # certain in test_approval.py (killed once the call's effect is logged, the call reruns once).
