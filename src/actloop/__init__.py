@@ -243,7 +243,7 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = [
+__all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py checks
     "AIMessage",
     "AIMessageChunk",
     "AIMessagePromptTemplate",

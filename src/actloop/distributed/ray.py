@@ -22,6 +22,7 @@ from typing import Any
 from actloop.checkpoint import BaseCheckpointer, LeaseHeldError, connect
 from actloop.exceptions import ConfigurationError
 from actloop.serialization import loads
+from actloop.tracing import inject_context
 
 __all__ = ["RayRunner", "RunHandle"]
 
@@ -67,13 +68,21 @@ class Worker:
         return os.getpid(), _ray().get_runtime_context().get_node_id()
 
     async def run(
-        self, thread_id: str, inputs: dict[str, Any], decisions: dict[str, Any] | None
+        self,
+        thread_id: str,
+        inputs: dict[str, Any],
+        decisions: dict[str, Any] | None,
+        trace: dict[str, str] | None = None,
     ) -> dict[str, Any]:
-        """Run the thread: start it, resume it where its journal ends, or read its outputs."""
+        """Run the thread: start it, resume it where its journal ends, or read its outputs; under
+        the submitter's trace context (`trace`, from `inject_context`) when tracing is on."""
+        from actloop.tracing import continue_trace
+
         waited = 0.0
         while True:
             try:
-                return await self._run_once(thread_id, inputs, decisions)
+                with continue_trace(trace):
+                    return await self._run_once(thread_id, inputs, decisions)
             except LeaseHeldError:  # its last owner may be alive elsewhere until its lease ends
                 if waited >= self.lease_wait:
                     raise
@@ -106,7 +115,8 @@ class RunHandle:
         self.attempts = 1
         """How many times the run was sent (more than one: a worker died under it)."""
         self.cancelled = False
-        self._ref = runner.dispatch(thread_id, inputs, decisions)
+        self._trace = inject_context()  # the submitter's trace, kept for re-sends
+        self._ref = runner.dispatch(thread_id, inputs, decisions, self._trace)
 
     def result(self, timeout: float | None = None) -> dict[str, Any]:
         """The run's outputs, waiting for them; a run whose worker died is sent again."""
@@ -120,7 +130,7 @@ class RunHandle:
                 if self.cancelled or self.attempts > _RETRIES:
                     raise
                 self.attempts += 1
-                self._ref = self.runner.dispatch(self.thread_id, self.inputs, None)
+                self._ref = self.runner.dispatch(self.thread_id, self.inputs, None, self._trace)
 
     def status(self) -> str:
         """`pending` (not saved yet), `cancelled`, or the saved run's status."""
@@ -174,11 +184,15 @@ class RayRunner:
         self._next = itertools.cycle(range(workers))
 
     def dispatch(
-        self, thread_id: str, inputs: dict[str, Any], decisions: dict[str, Any] | None
+        self,
+        thread_id: str,
+        inputs: dict[str, Any],
+        decisions: dict[str, Any] | None,
+        trace: dict[str, str] | None = None,
     ) -> Any:
-        """Send one run to the next worker; its Ray object ref."""
+        """Send one run to the next worker (with the caller's trace context); its Ray object ref."""
         worker = self.workers[next(self._next)]
-        return worker.run.remote(thread_id, inputs, decisions)
+        return worker.run.remote(thread_id, inputs, decisions, trace)
 
     def submit(self, inputs: dict[str, Any], *, thread_id: str | None = None) -> RunHandle:
         """Start one run (under a new thread id unless given)."""

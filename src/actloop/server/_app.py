@@ -77,6 +77,30 @@ def load_executor(spec: str) -> AgentExecutor:
     return target
 
 
+class TraceContext:
+    """Runs each HTTP request under the caller's W3C trace context (`traceparent` and
+    `tracestate` headers), so the runs it starts join the caller's trace when tracing is on
+    (`actloop.tracing.instrument`). Without those headers, or without OpenTelemetry, a no-op."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
+        carrier = {
+            k.decode("latin-1"): v.decode("latin-1")
+            for k, v in headers
+            if k in (b"traceparent", b"tracestate")
+        }
+        if scope["type"] != "http" or not carrier:
+            await self.app(scope, receive, send)
+            return
+        from actloop.tracing import continue_trace
+
+        with continue_trace(carrier):
+            await self.app(scope, receive, send)
+
+
 class BearerAuth:
     """Asks for `Authorization: Bearer TOKEN` on every route but `/health` (ASGI middleware, so
     streams pass through untouched). The page may take `?token=` once, for a browser's first
@@ -175,7 +199,7 @@ def create_app(
     ]
     if executor.checkpointer is not None:
         routes.extend(thread_routes())
-    middleware: list[Middleware] = []
+    middleware: list[Middleware] = [Middleware(TraceContext)]
     if cors_origins:
         middleware.append(
             Middleware(
