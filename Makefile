@@ -11,7 +11,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 	-DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: demo test lint bench bench-local clean
+.PHONY: demo test lint bench bench-systems bench-local clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,7 +40,18 @@ lint: $(STAMP)
 
 bench:
 	$(PYTHON) bench/run.py
+	$(MAKE) bench-systems
 	$(MAKE) bench-local
+
+# Side by side on real servers, with the dev venv: the Postgres journal against LangGraph's
+# PostgresSaver, runs over Ray against one process, `actloop serve` against LangServe, and how
+# fast hostile input is refused. Each script prints its own table.
+bench-systems: $(STAMP)
+	$(PY) tests/postgres_server.py ensure
+	$(PY) bench/postgres_journal.py 200 --concurrent 50
+	$(PY) bench/ray_scale.py 400
+	$(PY) bench/serve_bench.py --runs 1000 --latency 0.05
+	$(PY) bench/hostile.py
 
 # The embedded model's eval (bench/eval_local.py): 42 questions x 3 seeds through `actloop run --json`.
 bench-local: $(DEMO_STAMP)
