@@ -6,7 +6,9 @@ output must be equal."""
 
 from __future__ import annotations
 
+import re
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import langchain_core.tools as lc_tools
@@ -15,9 +17,10 @@ from langchain_classic import agents as lc_agents
 from langchain_classic.chains import LLMChain as LcLLMChain
 from langchain_core.callbacks import BaseCallbackHandler as LcHandler
 from langchain_core.language_models.fake import FakeListLLM as LcFakeListLLM
-from langchain_core.language_models.fake import FakeStreamingListLLM as LcFakeStreamingListLLM
 from langchain_core.language_models.llms import LLM as LcLLM
+from langchain_core.outputs import GenerationChunk as LcGenerationChunk
 from langchain_core.prompts import PromptTemplate as LcPromptTemplate
+from langchain_core.tracers.context import collect_runs as lc_collect_runs
 
 import actloop
 from actloop import AgentExecutor, PromptTemplate, Tool, create_react_agent
@@ -158,14 +161,36 @@ def test_llm_chain_with_a_langchain_llm_matches_langchain() -> None:
     assert ours_llm.calls == ref_llm.calls == [("Capital of France?", ["\n"])]
 
 
+class LcWordStreamingLLM(LcLLM):
+    """A LangChain text model with `_stream` (as providers write it): the reply word by word."""
+
+    responses: list[str]
+    calls: list[Any]
+
+    @property
+    def _llm_type(self) -> str:
+        return "word-streaming"
+
+    def _call(self, prompt: str, stop: Any = None, run_manager: Any = None, **kw: Any) -> str:
+        self.calls.append(prompt)
+        return self.responses[len(self.calls) - 1]
+
+    def _stream(
+        self, prompt: str, stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> Iterator[LcGenerationChunk]:
+        for word in re.findall(r"\S+\s*", self._call(prompt)):
+            yield LcGenerationChunk(text=word)
+
+
 def test_a_langchain_llm_in_a_pipeline_invokes_and_streams_as_in_langchain() -> None:
     def run(prompt: Any) -> tuple[Any, ...]:
-        chain = prompt | LcFakeStreamingListLLM(responses=["one two", "three"])
-        return chain.invoke({"n": 2}), list(chain.stream({"n": 1}))
+        llm = LcWordStreamingLLM(responses=["one two", "three four five"], calls=[])
+        chain = prompt | llm
+        return chain.invoke({"n": 2}), list(chain.stream({"n": 3})), llm.calls
 
     ours = run(PromptTemplate.from_template("Count {n}"))
     assert ours == run(LcPromptTemplate.from_template("Count {n}"))
-    assert ours == ("one two", ["t", "h", "r", "e", "e"])  # the fake streams by character
+    assert ours == ("one two", ["three ", "four ", "five"], ["Count 2", "Count 3"])
 
 
 async def test_a_langchain_llm_in_a_pipeline_async() -> None:
@@ -230,3 +255,58 @@ def test_a_langchain_handler_sees_the_llm_events_langchain_sends() -> None:
     assert ours == run("ref")
     assert [e[0] for e in ours] == ["llm_start", "llm_end", "llm_start", "llm_end", "agent_finish"]
     assert ours[0][2:] == (["\nObservation"], "recording")
+
+
+def _tree(run: Any) -> tuple[Any, ...]:
+    return (run.name, run.run_type, tuple(_tree(c) for c in run.child_runs))
+
+
+def _llm_outputs(run: Any) -> list[Any]:
+    """The `generations` texts a LangChain tracer stored for each LLM run under `run`."""
+    own = (
+        [[g["text"] for g in gs] for gs in run.outputs["generations"]]
+        if run.run_type == "llm"
+        else []
+    )
+    return ([own] if own else []) + [o for c in run.child_runs for o in _llm_outputs(c)]
+
+
+def test_langchain_collect_runs_sees_one_llm_run_per_call_as_in_langchain(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def run(lib: str) -> list[Any]:
+        llm = LcRecordingLLM(responses=REPLIES, calls=[])
+        if lib == "ours":
+            agent = create_react_agent(llm, _tools("ours"), REACT_PROMPT)
+            executor: Any = AgentExecutor(agent=agent, tools=_tools("ours"))
+        else:
+            prompt = LcPromptTemplate.from_template(REACT_PROMPT.template)
+            agent = lc_agents.create_react_agent(llm, _tools("ref"), prompt)
+            executor = lc_agents.AgentExecutor(agent=agent, tools=_tools("ref"))
+        with lc_collect_runs() as collected:
+            executor.invoke({"input": "q"})
+        return collected.traced_runs
+
+    ours, ref = run("ours"), run("ref")
+    assert [_tree(r) for r in ours] == [_tree(r) for r in ref]
+    assert len(ours) == 1 and _tree(ours[0])[1] == "chain"
+    assert _llm_outputs(ours[0]) == _llm_outputs(ref[0]) == [[[REPLIES[0]]], [[REPLIES[1]]]]
+    assert "Error in" not in caplog.text  # no tracer callback failed on our results
+
+
+def test_the_langchain_models_own_callbacks_fire_as_in_langchain() -> None:
+    def run(lib: str) -> list[tuple[str, Any]]:
+        recorder = LcRecorder()
+        llm = LcRecordingLLM(responses=["Paris"], calls=[], callbacks=[recorder])
+        prompt = (PromptTemplate if lib == "ours" else LcPromptTemplate).from_template("{q}")
+        assert (prompt | llm).invoke({"q": "Capital of France?"}) == "Paris"
+        return recorder.events
+
+    assert (
+        run("ours")
+        == run("ref")
+        == [
+            ("llm_start", ["Capital of France?"], None, "recording"),
+            ("llm_end", [["Paris"]]),
+        ]
+    )

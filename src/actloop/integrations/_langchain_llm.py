@@ -1,8 +1,11 @@
 """A LangChain text-completion model (`langchain_core` `BaseLLM`, bound or not) as an actloop
-`LLM`: the prompt text goes to the LangChain model, its reply text comes back.
+`BaseLLM`: actloop runs the LLM run (callbacks, tracing) and calls the model's own hooks
+(`_generate`, `_stream` and async twins), as langchain-core's `generate` does, so a tracer sees
+one LLM run named after the model, not a second one from inside it.
 
 Bound kwargs (such as `stop` from `llm.bind(stop=...)`) are moved onto an actloop binding, so
-actloop's LLM callbacks report them and a call's own `stop=None` cannot hide them.
+actloop's LLM callbacks report them and a call's own `stop=None` cannot hide them. The model's
+own `callbacks`, `tags`, `metadata` and `verbose` become the wrapper's.
 """
 
 from __future__ import annotations
@@ -11,8 +14,8 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
 
 from actloop.callbacks._llm_run import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from actloop.llms import LLM
-from actloop.outputs import GenerationChunk
+from actloop.llms import BaseLLM
+from actloop.outputs import Generation, GenerationChunk, LLMResult
 from actloop.runnables._base import Runnable
 
 __all__ = ["LangChainLLM", "llm_from_langchain"]
@@ -38,17 +41,37 @@ def llm_from_langchain(obj: Any) -> Runnable[Any, str] | None:
     return model.bind(**kwargs) if kwargs else model
 
 
-def _stop(stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The call kwargs for the LangChain model (no `stop` key when there is none)."""
-    return {**kwargs, "stop": stop} if stop is not None else kwargs
+def _result(lc_result: Any) -> LLMResult:
+    """Our LLMResult for langchain-core's (texts and generation info kept)."""
+    generations = [
+        [Generation(str(g.text), g.generation_info) for g in batch]
+        for batch in lc_result.generations
+    ]
+    return LLMResult(generations=generations, llm_output=lc_result.llm_output)
 
 
-class LangChainLLM(LLM):
+def _chunk(lc_chunk: Any) -> GenerationChunk:
+    return GenerationChunk(str(lc_chunk.text), lc_chunk.generation_info)
+
+
+def _own_options(lc: Any) -> dict[str, Any]:
+    """The LangChain model's handlers, tags, metadata, verbosity and name, for the wrapper."""
+    callbacks = lc.callbacks if isinstance(lc.callbacks, list) else None
+    return {
+        "callbacks": callbacks,
+        "tags": lc.tags,
+        "metadata": lc.metadata,
+        "verbose": bool(lc.verbose),
+        "name": lc.get_name(),
+    }
+
+
+class LangChainLLM(BaseLLM):
     """An actloop text model that runs a langchain-core `BaseLLM` (`FakeListLLM`, an `LLM`
     subclass with `_call`, a provider's completions model)."""
 
     def __init__(self, langchain_llm: Any, **options: Any) -> None:
-        super().__init__(**options)
+        super().__init__(**{**_own_options(langchain_llm), **options})
         self.langchain_llm = langchain_llm
         """The wrapped langchain_core text model."""
 
@@ -57,30 +80,39 @@ class LangChainLLM(LLM):
 
     @property
     def _llm_type(self) -> str:
-        return str(getattr(self.langchain_llm, "_llm_type", "langchain-llm"))
+        return str(self.langchain_llm._llm_type)
 
     @property
     def _identifying_params(self) -> Mapping[str, Any]:
-        params: Any = getattr(self.langchain_llm, "_identifying_params", {})
-        return dict(params)
+        return dict(self.langchain_llm._identifying_params)
 
-    def _call(
+    def _serialized(self) -> dict[str, Any]:
+        from langchain_core.load import dumpd
+
+        return dict(dumpd(self.langchain_llm))
+
+    def _lc_streams(self) -> bool:
+        from langchain_core.language_models import BaseLLM as LCBaseLLM
+
+        return type(self.langchain_llm)._stream is not LCBaseLLM._stream
+
+    def _generate(
         self,
-        prompt: str,
+        prompts: list[str],
         stop: list[str] | None = None,
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
-    ) -> str:
-        return str(self.langchain_llm.invoke(prompt, **_stop(stop, kwargs)))
+    ) -> LLMResult:
+        return _result(self.langchain_llm._generate(prompts, stop=stop, **kwargs))
 
-    async def _acall(
+    async def _agenerate(
         self,
-        prompt: str,
+        prompts: list[str],
         stop: list[str] | None = None,
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
-    ) -> str:
-        return str(await self.langchain_llm.ainvoke(prompt, **_stop(stop, kwargs)))
+    ) -> LLMResult:
+        return _result(await self.langchain_llm._agenerate(prompts, stop=stop, **kwargs))
 
     def _stream(
         self,
@@ -89,8 +121,11 @@ class LangChainLLM(LLM):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[GenerationChunk]:
-        for text in self.langchain_llm.stream(prompt, **_stop(stop, kwargs)):
-            yield GenerationChunk(str(text))
+        if not self._lc_streams():
+            yield _chunk(self._generate([prompt], stop, **kwargs).generations[0][0])
+            return
+        for chunk in self.langchain_llm._stream(prompt, stop=stop, **kwargs):
+            yield _chunk(chunk)
 
     async def _astream(
         self,
@@ -99,8 +134,12 @@ class LangChainLLM(LLM):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[GenerationChunk]:
-        async for text in self.langchain_llm.astream(prompt, **_stop(stop, kwargs)):
-            yield GenerationChunk(str(text))
+        if not self._lc_streams():
+            result = await self._agenerate([prompt], stop, **kwargs)
+            yield _chunk(result.generations[0][0])
+            return
+        async for chunk in self.langchain_llm._astream(prompt, stop=stop, **kwargs):
+            yield _chunk(chunk)
 
     def get_num_tokens(self, text: str) -> int:
         """The LangChain model's own count; words when its tokenizer is not installed."""
