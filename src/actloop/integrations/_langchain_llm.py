@@ -56,7 +56,9 @@ def _chunk(lc_chunk: Any) -> GenerationChunk:
 
 def _own_options(lc: Any) -> dict[str, Any]:
     """The LangChain model's handlers, tags, metadata, verbosity and name, for the wrapper."""
-    callbacks = lc.callbacks if isinstance(lc.callbacks, list) else None
+    own: Any = lc.callbacks
+    handlers: list[Any] = own if isinstance(own, list) else []  # pyright: ignore[reportUnknownVariableType]
+    callbacks = list(handlers) if isinstance(own, list) else None
     return {
         "callbacks": callbacks,
         "tags": lc.tags,
@@ -94,7 +96,9 @@ class LangChainLLM(BaseLLM):
     def _lc_streams(self) -> bool:
         from langchain_core.language_models import BaseLLM as LCBaseLLM
 
-        return type(self.langchain_llm)._stream is not LCBaseLLM._stream
+        model: Any = self.langchain_llm
+        own: Any = getattr(model.__class__, "_stream", None)
+        return own is not getattr(LCBaseLLM, "_stream", None)
 
     def _generate(
         self,
