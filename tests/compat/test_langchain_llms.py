@@ -11,13 +11,17 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
+import langchain_core.messages as lc_messages
 import langchain_core.tools as lc_tools
 import pytest
 from langchain_classic import agents as lc_agents
 from langchain_classic.chains import LLMChain as LcLLMChain
 from langchain_core.callbacks import BaseCallbackHandler as LcHandler
+from langchain_core.language_models import BaseChatModel as LcBaseChatModel
 from langchain_core.language_models.fake import FakeListLLM as LcFakeListLLM
 from langchain_core.language_models.llms import LLM as LcLLM
+from langchain_core.outputs import ChatGeneration as LcChatGeneration
+from langchain_core.outputs import ChatResult as LcChatResult
 from langchain_core.outputs import GenerationChunk as LcGenerationChunk
 from langchain_core.prompts import PromptTemplate as LcPromptTemplate
 from langchain_core.tracers.context import collect_runs as lc_collect_runs
@@ -310,3 +314,42 @@ def test_the_langchain_models_own_callbacks_fire_as_in_langchain() -> None:
             ("llm_end", [["Paris"]]),
         ]
     )
+
+
+class LcStopRecordingChat(LcBaseChatModel):
+    """A LangChain chat model that records the stop words of each call and finishes at once."""
+
+    stops: list[Any]
+
+    @property
+    def _llm_type(self) -> str:
+        return "stop-recording-chat"
+
+    def _generate(
+        self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> LcChatResult:
+        self.stops.append(stop)
+        reply = lc_messages.AIMessage(content="Final Answer: x")
+        return LcChatResult(generations=[LcChatGeneration(message=reply)])
+
+
+@pytest.mark.parametrize("stream_runnable", [True, False])
+def test_a_langchain_chat_model_gets_the_stop_create_react_agent_binds(
+    stream_runnable: bool,
+) -> None:
+    def run(lib: str) -> list[Any]:
+        model = LcStopRecordingChat(stops=[])
+        tools = _tools(lib)
+        if lib == "ours":
+            agent = create_react_agent(model, tools, REACT_PROMPT)
+            executor: Any = AgentExecutor(agent=agent, tools=tools, stream_runnable=stream_runnable)
+        else:
+            prompt = LcPromptTemplate.from_template(REACT_PROMPT.template)
+            agent = lc_agents.create_react_agent(model, tools, prompt)
+            executor = lc_agents.AgentExecutor(
+                agent=agent, tools=tools, stream_runnable=stream_runnable
+            )
+        assert executor.invoke({"input": "q"})["output"] == "x"
+        return model.stops
+
+    assert run("ours") == run("ref") == [["\nObservation"]]

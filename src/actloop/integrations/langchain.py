@@ -209,6 +209,12 @@ def _chunk(message: Any) -> AIMessageChunk:
 # -- chat models ---------------------------------------------------------------------------------
 
 
+def _call_kwargs(stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Call kwargs without `stop` when there is none, so a LangChain binding's bound `stop`
+    (`create_react_agent` binds it on the LangChain model) is not overridden by `stop=None`."""
+    return {**kwargs, "stop": stop} if stop is not None else kwargs
+
+
 class LangChainChatModel(BaseChatModel):
     """An actloop chat model that runs a LangChain chat model (or one with bound tools)."""
 
@@ -229,26 +235,26 @@ class LangChainChatModel(BaseChatModel):
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> AIMessage:
         lc_messages = [message_to_langchain(m) for m in messages]
-        return _reply(self.langchain_model.invoke(lc_messages, stop=stop, **kwargs))
+        return _reply(self.langchain_model.invoke(lc_messages, **_call_kwargs(stop, kwargs)))
 
     async def _agenerate_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> AIMessage:
         lc_messages = [message_to_langchain(m) for m in messages]
-        return _reply(await self.langchain_model.ainvoke(lc_messages, stop=stop, **kwargs))
+        return _reply(await self.langchain_model.ainvoke(lc_messages, **_call_kwargs(stop, kwargs)))
 
     def _stream_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> Iterator[AIMessageChunk]:
         lc_messages = [message_to_langchain(m) for m in messages]
-        for chunk in self.langchain_model.stream(lc_messages, stop=stop, **kwargs):
+        for chunk in self.langchain_model.stream(lc_messages, **_call_kwargs(stop, kwargs)):
             yield _chunk(chunk)
 
     async def _astream_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> AsyncIterator[AIMessageChunk]:
         lc_messages = [message_to_langchain(m) for m in messages]
-        async for chunk in self.langchain_model.astream(lc_messages, stop=stop, **kwargs):
+        async for chunk in self.langchain_model.astream(lc_messages, **_call_kwargs(stop, kwargs)):
             yield _chunk(chunk)
 
     def bind_tools(
