@@ -17,7 +17,7 @@ from actloop.callbacks._llm_run import AsyncCallbackManagerForLLMRun, CallbackMa
 from actloop.callbacks._manager import RunManager, configure
 from actloop.messages import BaseMessage, get_buffer_string
 from actloop.outputs import Generation, GenerationChunk, LLMResult
-from actloop.runnables._base import Runnable
+from actloop.runnables._base import Runnable, add_chunks
 from actloop.runnables._config import RunnableConfig, ensure_config
 from actloop.runnables._fields import init_fields
 
@@ -259,6 +259,25 @@ class BaseLLM(Runnable[Any, str]):
             raise
         if run is not None:
             await run.afire("on_llm_end", _result(total))
+
+    def transform(
+        self, chunks: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[str]:
+        """Wait for the whole upstream input (e.g. a prompt value), then stream the completion."""
+        final: Any = None
+        for chunk in chunks:
+            final = add_chunks(final, chunk)
+        yield from self.stream(final, config, **kwargs)
+
+    async def atransform(
+        self, chunks: AsyncIterator[Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[str]:
+        """Wait for the whole upstream input, then stream the completion (async)."""
+        final: Any = None
+        async for chunk in chunks:
+            final = add_chunks(final, chunk)
+        async for out in self.astream(final, config, **kwargs):
+            yield out
 
     def get_num_tokens(self, text: str) -> int:
         """Tokens in `text`; by default whitespace-separated words (override with a tokenizer)."""

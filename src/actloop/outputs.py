@@ -38,6 +38,10 @@ class Generation:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(text={self.text!r})"
 
+    def model_dump(self) -> dict[str, Any]:
+        """langchain-core's dump (what LangChain tracers store as a run's outputs)."""
+        return {"text": self.text, "generation_info": self.generation_info, "type": "Generation"}
+
 
 class GenerationChunk(Generation):
     """A streamed piece of a text reply; `+` joins the text."""
@@ -76,6 +80,15 @@ class ChatGeneration:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(message={self.message!r})"
+
+    def model_dump(self) -> dict[str, Any]:
+        """langchain-core's dump; LangChain tracers replace `message` with their own dump of it."""
+        return {
+            "text": self.text,
+            "generation_info": self.generation_info,
+            "type": "ChatGeneration",
+            "message": self.message.model_dump(),
+        }
 
 
 class ChatGenerationChunk(ChatGeneration):
@@ -126,3 +139,13 @@ class LLMResult:
 
     def __repr__(self) -> str:
         return f"LLMResult(generations={self.generations!r}, llm_output={self.llm_output!r})"
+
+    def model_dump(self) -> dict[str, Any]:
+        """langchain-core's dump: what a LangChain tracer (`collect_runs`) stores as outputs."""
+        generations = [[g.model_dump() for g in batch] for batch in self.generations]
+        return {
+            "generations": generations,
+            "llm_output": self.llm_output,
+            "run": None,
+            "type": "LLMResult",
+        }

@@ -119,7 +119,40 @@ def create_react_agent(
     *,
     stop_sequence: bool | list[str] = True,
 ) -> Runnable[dict[str, Any], AgentAction | AgentFinish]:
-    """A ReAct agent: scratchpad as text, `prompt | llm (stop at "\\nObservation") | parser`."""
+    r"""A ReAct agent: scratchpad as text, `prompt | llm (stop at "\nObservation") | parser`.
+
+    `llm` may be a text model (`actloop.llms.LLM`, `actloop.models.OpenAI`), a chat model, or a
+    LangChain model as it is. `prompt` needs `tools`, `tool_names` and `agent_scratchpad`;
+    `REACT_PROMPT` is LangChain hub's `hwchase17/react`. `stop_sequence=False` binds no stop.
+
+    Examples (LangChain's own example, with actloop imports):
+        ```python
+        from actloop import AgentExecutor, create_react_agent
+        from actloop.models import OpenAI
+        from actloop.react import REACT_PROMPT
+
+        prompt = REACT_PROMPT
+        model = OpenAI()
+        tools = ...
+
+        agent = create_react_agent(model, tools, prompt)
+        agent_executor = AgentExecutor(agent=agent, tools=tools)
+
+        agent_executor.invoke({"input": "hi"})
+
+        # Use with chat history
+        from actloop.messages import AIMessage, HumanMessage
+
+        agent_executor.invoke(
+            {
+                "input": "what's my name?",
+                # Notice that chat_history is a string
+                # since this prompt is aimed at LLMs, not chat models
+                "chat_history": "Human: My name is Bob\nAI: Hello Bob!",
+            }
+        )
+        ```
+    """
     missing_vars = {"tools", "tool_names", "agent_scratchpad"}.difference(
         prompt.input_variables + list(prompt.partial_variables),
     )

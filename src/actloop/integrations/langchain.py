@@ -1,9 +1,10 @@
-"""Use LangChain chat models and tools in actloop: `from_langchain(model_or_tool)`.
+"""Use LangChain chat models, text models and tools in actloop: `from_langchain(obj)`.
 
 A `langchain_core` chat model becomes an actloop `BaseChatModel` (invoke, stream and their async
-twins; tool calls and streamed tool-call chunks kept), and a `langchain_core` tool becomes an
-actloop `BaseTool`. Messages are copied field by field each way. `langchain_core` is imported when
-`from_langchain` is called; without it that raises `MissingDependencyError` naming the extra.
+twins; tool calls and streamed tool-call chunks kept), a `langchain_core` text model
+(`BaseLLM`) an actloop `LLM`, and a `langchain_core` tool an actloop `BaseTool`. Messages are
+copied field by field each way. `langchain_core` is imported when `from_langchain` is called;
+without it that raises `MissingDependencyError` naming the extra.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from actloop.chat_models import BaseChatModel, LanguageModelInput
 from actloop.exceptions import ToolException
+from actloop.integrations._langchain_llm import LangChainLLM, llm_from_langchain
 from actloop.messages import (
     AIMessage,
     AIMessageChunk,
@@ -28,6 +30,7 @@ from actloop.tools import BaseTool, convert_to_openai_tool
 
 __all__ = [
     "LangChainChatModel",
+    "LangChainLLM",
     "LangChainTool",
     "from_langchain",
     "message_from_langchain",
@@ -55,8 +58,9 @@ def _lc() -> Any:
     return messages
 
 
-def from_langchain(obj: Any) -> LangChainChatModel | LangChainTool:
-    """An actloop chat model for a LangChain one (bound or not), or a tool for a LangChain tool."""
+def from_langchain(obj: Any) -> LangChainChatModel | LangChainTool | Runnable[Any, str]:
+    """An actloop chat model for a LangChain one (bound or not), a text model for a LangChain
+    `BaseLLM` (its bound kwargs bound on ours), or a tool for a LangChain tool."""
     _lc()
     from langchain_core.language_models import BaseChatModel as LCChatModel
     from langchain_core.runnables import RunnableBinding as LCBinding
@@ -69,8 +73,12 @@ def from_langchain(obj: Any) -> LangChainChatModel | LangChainTool:
         inner = inner.bound  # pyright: ignore[reportUnknownMemberType,reportUnknownVariableType]
     if isinstance(inner, LCChatModel):
         return LangChainChatModel(obj)
+    text_model = llm_from_langchain(obj)
+    if text_model is not None:
+        return text_model
     raise TypeError(
-        f"from_langchain takes a langchain_core chat model or tool, got {type(obj).__name__}"
+        "from_langchain takes a langchain_core chat model, text model or tool, "
+        f"got {type(obj).__name__}"
     )
 
 
@@ -201,6 +209,12 @@ def _chunk(message: Any) -> AIMessageChunk:
 # -- chat models ---------------------------------------------------------------------------------
 
 
+def _call_kwargs(stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Call kwargs without `stop` when there is none, so a LangChain binding's bound `stop`
+    (`create_react_agent` binds it on the LangChain model) is not overridden by `stop=None`."""
+    return {**kwargs, "stop": stop} if stop is not None else kwargs
+
+
 class LangChainChatModel(BaseChatModel):
     """An actloop chat model that runs a LangChain chat model (or one with bound tools)."""
 
@@ -221,26 +235,26 @@ class LangChainChatModel(BaseChatModel):
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> AIMessage:
         lc_messages = [message_to_langchain(m) for m in messages]
-        return _reply(self.langchain_model.invoke(lc_messages, stop=stop, **kwargs))
+        return _reply(self.langchain_model.invoke(lc_messages, **_call_kwargs(stop, kwargs)))
 
     async def _agenerate_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> AIMessage:
         lc_messages = [message_to_langchain(m) for m in messages]
-        return _reply(await self.langchain_model.ainvoke(lc_messages, stop=stop, **kwargs))
+        return _reply(await self.langchain_model.ainvoke(lc_messages, **_call_kwargs(stop, kwargs)))
 
     def _stream_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> Iterator[AIMessageChunk]:
         lc_messages = [message_to_langchain(m) for m in messages]
-        for chunk in self.langchain_model.stream(lc_messages, stop=stop, **kwargs):
+        for chunk in self.langchain_model.stream(lc_messages, **_call_kwargs(stop, kwargs)):
             yield _chunk(chunk)
 
     async def _astream_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> AsyncIterator[AIMessageChunk]:
         lc_messages = [message_to_langchain(m) for m in messages]
-        async for chunk in self.langchain_model.astream(lc_messages, stop=stop, **kwargs):
+        async for chunk in self.langchain_model.astream(lc_messages, **_call_kwargs(stop, kwargs)):
             yield _chunk(chunk)
 
     def bind_tools(

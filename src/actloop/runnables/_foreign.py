@@ -1,5 +1,6 @@
-"""LangChain objects accepted where actloop expects its own: a langchain-core chat model (bound or
-not) or tool given to a pipeline, an agent constructor or the executor is wrapped on the spot.
+"""LangChain objects accepted where actloop expects its own: a langchain-core chat or text model
+(bound or not) or tool given to a pipeline, an agent constructor or the executor is wrapped on
+the spot.
 
 The wrapping lives in `actloop.integrations.langchain`, a higher layer; it is looked up by name
 when a LangChain object shows up, so nothing here imports it (and `langchain_core` is never
@@ -15,12 +16,14 @@ __all__ = ["adopt", "is_langchain"]
 
 
 def is_langchain(thing: object) -> bool:
-    """True for an instance of a LangChain class (its module is `langchain_core...`)."""
-    return type(thing).__module__.startswith(("langchain_core.", "langchain_"))
+    """True for an instance of a LangChain class or of a subclass of one (a user's `LLM`)."""
+    return any(
+        cls.__module__.startswith(("langchain_core.", "langchain_")) for cls in type(thing).__mro__
+    )
 
 
 def adopt(thing: Any) -> Any:
-    """`thing` as an actloop object when it is a LangChain chat model or tool, else unchanged."""
+    """`thing` as an actloop object when it is a LangChain model or tool, else unchanged."""
     if not is_langchain(thing):
         return thing
     integration = importlib.import_module("actloop.integrations.langchain")
