@@ -156,8 +156,10 @@ def test_a_toolset_never_closed_ends_its_server_at_exit() -> None:
     done = subprocess.run(
         [sys.executable, "-c", NEVER_CLOSED], capture_output=True, text=True, timeout=60
     )
-    pid, message = done.stdout.splitlines()
-    assert message == "MCP server 'demo' was closed while tool 'hang' was running"
+    pid, *message = done.stdout.splitlines()
+    # The hung caller is a daemon thread: whether it prints before the interpreter stops it races
+    # with shutdown (seen under load), so its line may be missing; when present it is exact.
+    assert message in ([], ["MCP server 'demo' was closed while tool 'hang' was running"])
     assert done.returncode == 0
     deadline = time.monotonic() + 10
     while _alive(int(pid)) and time.monotonic() < deadline:
