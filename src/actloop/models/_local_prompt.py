@@ -4,9 +4,10 @@ A 135M-270M model copies patterns far better than it follows rules, so the promp
 worked runs (few-shot): one per built-in tool that is present, arithmetic in several shapes
 (parentheses, powers, percentages, roots, a word problem), and greetings answered without a tool
 and without numbers. The reply schema narrows what the model may write: the tool names, each
-tool's arguments, and for the clock one of the IANA time zone names (so "Tokyo" becomes
-`Asia/Tokyo`, never a made-up zone). The model still decides everything: which tool, which
-arguments, what to answer.
+tool's arguments, for the clock one of the IANA time zone names (so "Tokyo" becomes
+`Asia/Tokyo`, never a made-up zone), for the file tools a path that exists under their root; a
+tool call is written arguments first (see `_arguments_first`). The model still decides
+everything: which tool, which arguments, what to answer.
 """
 
 from __future__ import annotations
