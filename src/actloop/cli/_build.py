@@ -74,13 +74,13 @@ def default_agent(spec: str) -> str:
     return "json" if spec == "local" else "tool-calling"
 
 
-def build_agent(kind: str, llm: Any, tools: list[Any]) -> Any:
-    """A Runnable agent of this kind over `llm` and `tools`."""
+def build_agent(kind: str, llm: Any, tools: list[Any], root: str | None = None) -> Any:
+    """A Runnable agent of this kind over `llm` and `tools` (`root`: the file tools' folder)."""
     if kind == "json":
         from actloop.models.local import LocalChatModel, local_json_agent
 
         if isinstance(llm, LocalChatModel):
-            return local_json_agent(llm, tools)  # few-shot prompt tuned for the tiny model
+            return local_json_agent(llm, tools, root)  # few-shot prompt tuned for the tiny model
         from actloop.json_agent import create_structured_json_agent
 
         return create_structured_json_agent(llm, tools)
@@ -117,7 +117,7 @@ def build_executor(
     llm = build_model(
         args.model, base_url=args.base_url, api_key=args.api_key, seed=args.seed, timeout=timeout
     )
-    agent = build_agent(args.agent or default_agent(args.model), llm, tools)
+    agent = build_agent(args.agent or default_agent(args.model), llm, tools, args.root)
     return AgentExecutor(
         agent=agent,
         tools=tools,

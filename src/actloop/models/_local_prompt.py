@@ -4,16 +4,19 @@ A 135M-270M model copies patterns far better than it follows rules, so the promp
 worked runs (few-shot): one per built-in tool that is present, arithmetic in several shapes
 (parentheses, powers, percentages, roots, a word problem), and greetings answered without a tool
 and without numbers. The reply schema narrows what the model may write: the tool names, each
-tool's arguments, and for the clock one of the IANA time zone names (so "Tokyo" becomes
-`Asia/Tokyo`, never a made-up zone). The model still decides everything: which tool, which
-arguments, what to answer.
+tool's arguments, for the clock one of the IANA time zone names (so "Tokyo" becomes
+`Asia/Tokyo`, never a made-up zone), for the file tools a path that exists under their root; a
+tool call is written arguments first (see `_arguments_first`). The model still decides
+everything: which tool, which arguments, what to answer.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import zoneinfo
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from actloop.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -22,7 +25,14 @@ if TYPE_CHECKING:
     from actloop.prompts import ChatPromptTemplate
     from actloop.tools import BaseTool
 
-__all__ = ["CACHE_PREFIX", "agent_prompt", "final_schema", "iana_zones", "reply_schema"]
+__all__ = [
+    "CACHE_PREFIX",
+    "agent_prompt",
+    "final_schema",
+    "iana_zones",
+    "reply_schema",
+    "root_paths",
+]
 
 CACHE_PREFIX = "cache_prefix"
 """`additional_kwargs` key marking the last message of a prompt's fixed prefix: the KV state up
@@ -84,6 +94,34 @@ _SHOTS: list[Shot] = [
         "In Chicago it is 2026-01-14T21:05:40-06:00 (Wednesday).",
     ),
     (
+        "What does the file notes.txt say?",
+        "read_file",
+        {"path": "notes.txt"},
+        "Buy milk and bread.\n",
+        "The file notes.txt says: 'Buy milk and bread.'",
+    ),
+    (
+        "What is in docs/plan.md?",
+        "read_file",
+        {"path": "docs/plan.md"},
+        "# Plan\n- paint the fence\n",
+        "docs/plan.md says: '# Plan - paint the fence'.",
+    ),
+    (
+        "Show me the file data.csv.",
+        "read_file",
+        {"path": "data.csv"},
+        "name,age\nAda,36\n",
+        "data.csv holds: 'name,age Ada,36'.",
+    ),
+    (
+        "Which city is named in docs/guide.md?",
+        "read_file",
+        {"path": "docs/guide.md"},
+        "Start in Lisbon.\n",
+        "docs/guide.md names Lisbon: 'Start in Lisbon.'",
+    ),
+    (
         "Which files are here?",
         "list_dir",
         {"path": "."},
@@ -91,25 +129,11 @@ _SHOTS: list[Shot] = [
         "The files here are: data.csv, docs/ and notes.txt.",
     ),
     (
-        "What does the file notes.txt say?",
-        "read_file",
-        {"path": "notes.txt"},
-        "Buy milk and bread.\n",
-        'The file notes.txt says: "Buy milk and bread."',
-    ),
-    (
         "Which files are in the docs folder?",
         "list_dir",
         {"path": "docs"},
         "guide.md\nplan.md",
         "The docs folder has: guide.md and plan.md.",
-    ),
-    (
-        "What is in docs/plan.md?",
-        "read_file",
-        {"path": "docs/plan.md"},
-        "# Plan\n- paint the fence\n",
-        'docs/plan.md says: "# Plan - paint the fence".',
     ),
 ]
 
@@ -142,14 +166,45 @@ def iana_zones() -> list[str]:
     return ["UTC", *sorted(names)]
 
 
-def reply_schema(tools: Sequence[BaseTool]) -> dict[str, Any]:
-    """The JSON agent's reply schema, with the clock's `timezone` limited to IANA names."""
+_MAX_PATHS = 500
+"""More entries than this under the file tools' root: paths are not listed in the grammar."""
+
+
+def root_paths(root: str | os.PathLike[str] | None) -> tuple[list[str], list[str]] | None:
+    """(files, folders) under `root`, relative, folders with "." first; None if too many.
+
+    Like the clock's IANA names, they are the file tools' valid arguments: the grammar then
+    lets the model name an existing file (the one the question names, typically) instead of
+    copying `docs/plan.md` from a worked example. Hidden entries are left out.
+    """
+    if root is None or not Path(root).is_dir():
+        return None
+    base = Path(root)
+    files: list[str] = []
+    folders = ["."]
+    for here, dirs, names in os.walk(base):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        rel = Path(here).relative_to(base)
+        folders += [(rel / d).as_posix() for d in dirs]
+        files += [(rel / n).as_posix() for n in sorted(names) if not n.startswith(".")]
+        if len(files) + len(folders) > _MAX_PATHS:
+            return None
+    return files, folders
+
+
+def reply_schema(
+    tools: Sequence[BaseTool], root: str | os.PathLike[str] | None = None
+) -> dict[str, Any]:
+    """The JSON agent's reply schema: the clock's `timezone` limited to IANA names, and with
+    `root` (the file tools' folder) `read_file` to its files and `list_dir` to its folders."""
     from actloop.json_agent import json_agent_schema
 
     schema = json_agent_schema(tools)
     zones = iana_zones()
+    paths = root_paths(root) if {"read_file", "list_dir"} & {t.name for t in tools} else None
     for reply in schema["oneOf"]:
         properties: dict[str, Any] = reply["properties"]
+        reply["properties"] = properties = _arguments_first(properties)
         fields: dict[str, Any] = properties["action_input"].get("properties", {})
         for name, narrowed in _NARROW.get(properties["action"].get("const"), {}).items():
             if name in fields:
@@ -158,16 +213,52 @@ def reply_schema(tools: Sequence[BaseTool]) -> dict[str, Any]:
         if "timezone" in fields and properties["action"].get("const") == "clock" and zones:
             fields["timezone"] = {"enum": zones}
             properties["action_input"]["required"] = ["timezone"]
+        tool = properties["action"].get("const")
+        if paths and "path" in fields and tool in ("read_file", "list_dir"):
+            choices = paths[0] if tool == "read_file" else paths[1]
+            if choices:
+                fields["path"] = {"enum": choices}
     return schema
 
 
+def _arguments_first(properties: dict[str, Any]) -> dict[str, Any]:
+    """A reply's properties with `action_input` before `action`.
+
+    The model then writes the argument (a file name, an expression) or the answer before the
+    tool's name, and picks the tool knowing its argument: measured on the file questions, SmolLM2
+    chose `list_dir` for every "What does the file motto.txt say?" when the name came first.
+    JSON key order does not matter to the parser; the grammar keeps the schema's order. The
+    final answer after a tool's result keeps `action` first (`final_schema`): with every reply
+    starting `{"action_input": "` in the worked runs, the model answered file questions itself
+    instead of calling a tool; this way a question is followed by `{"action_input": {` in most
+    of them and a direct answer only for chat.
+    """
+    first = {"action_input": properties["action_input"]}
+    return first | {k: v for k, v in properties.items() if k != "action_input"}
+
+
 def final_schema() -> dict[str, Any]:
-    """The reply schema once a tool has answered: the final answer only."""
+    """The reply schema once a tool has answered: the final answer only, `action` first."""
     return {
         "type": "object",
         "properties": {"action": {"const": "Final Answer"}, "action_input": {"type": "string"}},
         "required": ["action", "action_input"],
     }
+
+
+_USES = {
+    "calculator": "the calculator for every calculation",
+    "clock": "the clock for the time",
+    "read_file": "read_file for what a file says",
+    "list_dir": "list_dir for which files there are",
+}
+
+
+def _uses(tools: Sequence[BaseTool]) -> str:
+    """ "Use X for Y, ..." naming only the built-in tools that are present."""
+    names = {t.name for t in tools}
+    uses = [use for name, use in _USES.items() if name in names]
+    return f"Use {', '.join(uses)}. " if uses else ""
 
 
 def _tool_lines(tools: Sequence[BaseTool]) -> str:
@@ -181,7 +272,7 @@ def _tool_lines(tools: Sequence[BaseTool]) -> str:
 def _turns(
     question: str, tool: str, args: dict[str, Any], result: str, answer: str
 ) -> list[BaseMessage]:
-    call = {"action": tool, "action_input": args}
+    call = {"action_input": args, "action": tool}  # arguments first: see `reply_schema`
     return [
         HumanMessage(f"Question: {question}"),
         AIMessage(json.dumps(call)),
@@ -208,7 +299,7 @@ def _shots(tools: Sequence[BaseTool]) -> list[BaseMessage]:
 
 
 def _final(answer: str) -> AIMessage:
-    return AIMessage(json.dumps({"action": "Final Answer", "action_input": answer}))
+    return AIMessage(json.dumps({"action_input": answer, "action": "Final Answer"}))
 
 
 def agent_prompt(tools: Sequence[BaseTool]) -> ChatPromptTemplate:
@@ -219,11 +310,10 @@ def agent_prompt(tools: Sequence[BaseTool]) -> ChatPromptTemplate:
         "You are an assistant that answers questions by calling tools. "
         "Reply with exactly one JSON object and nothing else.\nTools:\n"
         f"{_tool_lines(tools)}\n"
-        'To use a tool reply: {"action": "<tool>", "action_input": {<its input>}}\n'
-        'When you know the answer reply: {"action": "Final Answer", "action_input": "<answer>"}\n'
-        "Use the calculator for every calculation, the clock for the time, read_file for what a "
-        "file says, list_dir for which files there are. After the Observation, give the Final "
-        "Answer with the tool's result. "
+        'To use a tool reply: {"action_input": {<its input>}, "action": "<tool>"}\n'
+        'When you know the answer reply: {"action_input": "<answer>", "action": "Final Answer"}\n'
+        'After the Observation reply: {"action": "Final Answer", "action_input": "<answer>"} '
+        f"with the tool's result.\n{_uses(tools)}"
         "For a greeting or chat, answer directly without a tool and without numbers."
     )
     fixed: list[BaseMessage] = [SystemMessage(system), *_shots(tools)]

@@ -143,7 +143,7 @@ class LocalChatModel(BaseChatModel):
                 return None
             from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-            schema = json.dumps(_bounded(response_format["schema"]), sort_keys=True)
+            schema = json.dumps(_bounded(response_format["schema"]))  # key order = reply order
             gbnf = json_schema_to_gbnf(schema).replace(_ANY_CHAR, _TEXT_CHAR)
         if gbnf not in self._grammars:
             from llama_cpp.llama_grammar import LlamaGrammar
@@ -255,13 +255,14 @@ def local_agent_prompt(tools: Sequence[BaseTool]) -> ChatPromptTemplate:
 
 
 def local_json_agent(
-    llm: Runnable[Any, Any], tools: Sequence[BaseTool]
+    llm: Runnable[Any, Any], tools: Sequence[BaseTool], root: str | os.PathLike[str] | None = None
 ) -> Runnable[dict[str, Any], AgentAction | AgentFinish]:
     """The structured JSON agent with the local prompt and schema-constrained replies.
 
     The schema narrows what the model may write (the clock's time zone among IANA names, an
-    arithmetic expression without `=`, a path); once a tool has returned a result (not an
-    error), the only reply left is the final answer, which the model writes from that result.
+    arithmetic expression without `=`, a path; with `root`, the file tools' folder, a path that
+    exists there); once a tool has returned a result (not an error), the only reply left is the
+    final answer, which the model writes from that result.
     """
     from actloop.json_agent import create_structured_json_agent
     from actloop.runnables import RunnableLambda
@@ -272,7 +273,7 @@ def local_json_agent(
         bound = llm.bind(response_format={"type": "json_object", "schema": schema})
         return create_structured_json_agent(bound, tools, prompt, constrained=False)
 
-    choose, answer = agent(reply_schema(tools)), agent(final_schema())
+    choose, answer = agent(reply_schema(tools, root)), agent(final_schema())
     names = {t.name for t in tools}
 
     def route(inputs: dict[str, Any]) -> Runnable[dict[str, Any], Any]:
