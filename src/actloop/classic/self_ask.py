@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from actloop.agents import AgentAction, AgentFinish
+from actloop.classic._create import require_variables
 from actloop.exceptions import OutputParserException
 from actloop.format_scratchpad import format_log_to_str
 from actloop.output_parsers import AgentOutputParser
@@ -63,9 +64,7 @@ def create_self_ask_with_search_agent(
     llm: Runnable[Any, Any], tools: Sequence[BaseTool], prompt: BasePromptTemplate
 ) -> Runnable[dict[str, Any], AgentAction | AgentFinish]:
     """`scratchpad | prompt | llm (stop at the answer) | SelfAskOutputParser`; one tool only."""
-    missing = {"agent_scratchpad"}.difference([*prompt.input_variables, *prompt.partial_variables])
-    if missing:
-        raise ValueError(f"Prompt missing required variables: {missing}")
+    require_variables(prompt, {"agent_scratchpad"})
     if len(tools) != 1:
         raise ValueError("This agent expects exactly one tool")
     if next(iter(tools)).name != "Intermediate Answer":
