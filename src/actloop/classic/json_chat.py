@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from actloop.agents import AgentAction, AgentFinish
-from actloop.classic._create import require_variables, with_stop
 from actloop.format_scratchpad import format_log_to_messages
 from actloop.json_agent import JSONAgentOutputParser
 from actloop.messages import BaseMessage
 from actloop.prompts import ChatPromptTemplate
+from actloop.prompts._agent_checks import require_variables, with_stop
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
 from actloop.tools import BaseTool

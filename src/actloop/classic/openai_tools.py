@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from actloop.agents import AgentAction, AgentFinish
-from actloop.classic._create import require_variables
 from actloop.format_scratchpad import format_to_openai_tool_messages, from_steps
 from actloop.prompts import ChatPromptTemplate
+from actloop.prompts._agent_checks import require_variables
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
 from actloop.tool_calling import OpenAIToolsAgentOutputParser

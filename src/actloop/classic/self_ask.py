@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from actloop.agents import AgentAction, AgentFinish
-from actloop.classic._create import require_variables
 from actloop.exceptions import OutputParserException
 from actloop.format_scratchpad import format_log_to_str
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import BasePromptTemplate
+from actloop.prompts._agent_checks import require_variables
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
 from actloop.tools import BaseTool

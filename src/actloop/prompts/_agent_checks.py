@@ -1,10 +1,10 @@
-"""Checks and bindings the classic `create_*_agent` builders share (as LangChain's do)."""
+"""What the `create_*_agent` builders check of their prompt and bind to their model."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from actloop.prompts import BasePromptTemplate
+from actloop.prompts._string import BasePromptTemplate
 from actloop.runnables._base import Runnable
 
 __all__ = ["require_variables", "with_stop"]
