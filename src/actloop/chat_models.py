@@ -15,9 +15,8 @@ import functools
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, cast
 
-from actloop.callbacks._context import context_handlers
 from actloop.callbacks._llm_run import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from actloop.callbacks._manager import RunManager, configure
+from actloop.callbacks._manager import RunManager
 from actloop.messages import (
     AIMessage,
     AIMessageChunk,
@@ -28,9 +27,15 @@ from actloop.messages import (
     message_from_openai,
 )
 from actloop.outputs import ChatGeneration, ChatGenerationChunk, ChatResult, LLMResult
-from actloop.runnables._base import Runnable, add_chunks
+from actloop.runnables._base import Runnable
 from actloop.runnables._config import RunnableConfig, ensure_config
 from actloop.runnables._fields import init_fields
+from actloop.runnables._model_run import (
+    acollect_input,
+    collect_input,
+    configure_model_run,
+    serialized,
+)
 
 if TYPE_CHECKING:
     from actloop.callbacks import Callbacks
@@ -378,10 +383,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         **kwargs: Any,
     ) -> Iterator[AIMessageChunk]:
         """Wait for the whole upstream input (e.g. a prompt value), then stream the reply."""
-        final: Any = None
-        for chunk in chunks:
-            final = add_chunks(final, chunk)
-        yield from self.stream(final, config, **kwargs)
+        yield from self.stream(collect_input(chunks), config, **kwargs)
 
     async def atransform(
         self,
@@ -390,10 +392,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         **kwargs: Any,
     ) -> AsyncIterator[AIMessageChunk]:
         """Wait for the whole upstream input, then stream the reply (async)."""
-        final: Any = None
-        async for chunk in chunks:
-            final = add_chunks(final, chunk)
-        async for out in self.astream(final, config, **kwargs):
+        async for out in self.astream(await acollect_input(chunks), config, **kwargs):
             yield out
 
     def bind_tools(
@@ -477,21 +476,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         kwargs: dict[str, Any],
     ) -> RunManager | None:
         """Open the chat-model run if any handler listens, else None (no callback work)."""
-        callbacks = config.get("callbacks")
-        if callbacks is None and not self.callbacks and not self.verbose and not context_handlers():
-            return None
-        metadata = {
-            **config.get("metadata", {}),
-            **self._ls_params(stop, kwargs),
-            **(self.metadata or {}),
-        }
-        manager = configure(
-            callbacks,
-            self.callbacks,
-            verbose=self.verbose,
-            tags=[*config.get("tags", ()), *(self.tags or ())],
-            metadata=metadata,
-        )
+        manager = configure_model_run(self, config, lambda: self._ls_params(stop, kwargs))
         if manager is None:
             return None
         identifying: Any = (
@@ -514,14 +499,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
 
     def _serialized(self) -> dict[str, Any]:
         """`on_chat_model_start`'s `serialized` (langchain-core's not-implemented shape)."""
-        cls = type(self)
-        return {
-            "lc": 1,
-            "type": "not_implemented",
-            "id": [*cls.__module__.split("."), cls.__name__],
-            "repr": repr(self),
-            "name": self.get_name(),
-        }
+        return serialized(self)
 
     def _ls_params(self, stop: list[str] | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """The `ls_*` tracing metadata langchain-core adds to a chat model run."""

@@ -36,6 +36,7 @@ from actloop.format_scratchpad import Steps, from_steps, observation_text
 from actloop.messages import AIMessage, BaseMessage, HumanMessage
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import BasePromptTemplate, ChatPromptTemplate, MessagesPlaceholder
+from actloop.prompts._agent_checks import require_variables
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
 from actloop.tool_calling import MessageFormatter
@@ -240,11 +241,7 @@ def create_structured_json_agent(
 ) -> Runnable[dict[str, Any], AgentAction | AgentFinish]:
     """A JSON agent: `prompt | llm (optionally schema-constrained) | JSONAgentOutputParser()`."""
     prompt = JSON_AGENT_PROMPT if prompt is None else prompt
-    missing_vars = {"agent_scratchpad"}.difference(
-        prompt.input_variables + list(prompt.partial_variables),
-    )
-    if missing_vars:
-        raise ValueError(f"Prompt missing required variables: {missing_vars}")
+    require_variables(prompt, {"agent_scratchpad"})
     prompt = prompt.partial(
         tools=tools_renderer(list(tools)), tool_names=", ".join(t.name for t in tools)
     )

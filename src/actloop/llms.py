@@ -12,14 +12,19 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from actloop.callbacks import Callbacks
-from actloop.callbacks._context import context_handlers
 from actloop.callbacks._llm_run import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from actloop.callbacks._manager import RunManager, configure
+from actloop.callbacks._manager import RunManager
 from actloop.messages import BaseMessage, get_buffer_string
 from actloop.outputs import Generation, GenerationChunk, LLMResult
-from actloop.runnables._base import Runnable, add_chunks
+from actloop.runnables._base import Runnable
 from actloop.runnables._config import RunnableConfig, ensure_config
 from actloop.runnables._fields import init_fields
+from actloop.runnables._model_run import (
+    acollect_input,
+    collect_input,
+    configure_model_run,
+    serialized,
+)
 
 __all__ = ["LLM", "BaseLLM"]
 
@@ -129,17 +134,8 @@ class BaseLLM(Runnable[Any, str]):
         **kwargs: Any,
     ) -> LLMResult:
         """Generations for each prompt (one model run per prompt batch)."""
-        run = self._start(prompts, {"callbacks": callbacks} if callbacks else {}, stop, kwargs)
-        if run is None:
-            return self._generate(prompts, stop, None, **kwargs)
-        run.flush()
-        try:
-            result = self._generate(prompts, stop, CallbackManagerForLLMRun(run), **kwargs)
-        except BaseException as exc:
-            run.fire("on_llm_error", exc, response=LLMResult(generations=[]))
-            raise
-        run.fire("on_llm_end", result)
-        return result
+        config: RunnableConfig = {"callbacks": callbacks} if callbacks else {}
+        return self._run_generate(prompts, config, stop, kwargs)
 
     async def agenerate(
         self,
@@ -149,19 +145,8 @@ class BaseLLM(Runnable[Any, str]):
         **kwargs: Any,
     ) -> LLMResult:
         """Async `generate`."""
-        run = self._start(prompts, {"callbacks": callbacks} if callbacks else {}, stop, kwargs)
-        if run is None:
-            return await self._agenerate(prompts, stop, None, **kwargs)
-        await run.aflush()
-        try:
-            result = await self._agenerate(
-                prompts, stop, AsyncCallbackManagerForLLMRun(run), **kwargs
-            )
-        except BaseException as exc:
-            await run.afire("on_llm_error", exc, response=LLMResult(generations=[]))
-            raise
-        await run.afire("on_llm_end", result)
-        return result
+        config: RunnableConfig = {"callbacks": callbacks} if callbacks else {}
+        return await self._arun_generate(prompts, config, stop, kwargs)
 
     def invoke(
         self,
@@ -185,20 +170,7 @@ class BaseLLM(Runnable[Any, str]):
     ) -> str:
         """The completion of `input` (async)."""
         config = ensure_config(config)
-        prompts = [to_prompt(input)]
-        run = self._start(prompts, config, stop, kwargs)
-        if run is None:
-            return self._text(await self._agenerate(prompts, stop, None, **kwargs))
-        await run.aflush()
-        try:
-            result = await self._agenerate(
-                prompts, stop, AsyncCallbackManagerForLLMRun(run), **kwargs
-            )
-        except BaseException as exc:
-            await run.afire("on_llm_error", exc, response=LLMResult(generations=[]))
-            raise
-        await run.afire("on_llm_end", result)
-        return self._text(result)
+        return self._text(await self._arun_generate([to_prompt(input)], config, stop, kwargs))
 
     def stream(
         self,
@@ -264,19 +236,13 @@ class BaseLLM(Runnable[Any, str]):
         self, chunks: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[str]:
         """Wait for the whole upstream input (e.g. a prompt value), then stream the completion."""
-        final: Any = None
-        for chunk in chunks:
-            final = add_chunks(final, chunk)
-        yield from self.stream(final, config, **kwargs)
+        yield from self.stream(collect_input(chunks), config, **kwargs)
 
     async def atransform(
         self, chunks: AsyncIterator[Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[str]:
         """Wait for the whole upstream input, then stream the completion (async)."""
-        final: Any = None
-        async for chunk in chunks:
-            final = add_chunks(final, chunk)
-        async for out in self.astream(final, config, **kwargs):
+        async for out in self.astream(await acollect_input(chunks), config, **kwargs):
             yield out
 
     def get_num_tokens(self, text: str) -> int:
@@ -308,6 +274,27 @@ class BaseLLM(Runnable[Any, str]):
         run.fire("on_llm_end", result)
         return result
 
+    async def _arun_generate(
+        self,
+        prompts: list[str],
+        config: RunnableConfig,
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+    ) -> LLMResult:
+        run = self._start(prompts, config, stop, kwargs)
+        if run is None:
+            return await self._agenerate(prompts, stop, None, **kwargs)
+        await run.aflush()
+        try:
+            result = await self._agenerate(
+                prompts, stop, AsyncCallbackManagerForLLMRun(run), **kwargs
+            )
+        except BaseException as exc:
+            await run.afire("on_llm_error", exc, response=LLMResult(generations=[]))
+            raise
+        await run.afire("on_llm_end", result)
+        return result
+
     def _start(
         self,
         prompts: list[str],
@@ -316,21 +303,7 @@ class BaseLLM(Runnable[Any, str]):
         kwargs: dict[str, Any],
     ) -> RunManager | None:
         """Open the LLM run if any handler listens (`on_llm_start` with the prompts)."""
-        callbacks = config.get("callbacks")
-        if callbacks is None and not self.callbacks and not self.verbose and not context_handlers():
-            return None
-        metadata = {
-            **config.get("metadata", {}),
-            **self._ls_params(stop, kwargs),
-            **(self.metadata or {}),
-        }
-        manager = configure(
-            callbacks,
-            self.callbacks,
-            verbose=self.verbose,
-            tags=[*config.get("tags", ()), *(self.tags or ())],
-            metadata=metadata,
-        )
+        manager = configure_model_run(self, config, lambda: self._ls_params(stop, kwargs))
         if manager is None:
             return None
         params = {**self._identifying_params, "_type": self._llm_type, "stop": stop, **kwargs}
@@ -346,14 +319,7 @@ class BaseLLM(Runnable[Any, str]):
         )
 
     def _serialized(self) -> dict[str, Any]:
-        cls = type(self)
-        return {
-            "lc": 1,
-            "type": "not_implemented",
-            "id": [*cls.__module__.split("."), cls.__name__],
-            "repr": repr(self),
-            "name": self.get_name(),
-        }
+        return serialized(self)
 
     def _ls_params(self, stop: list[str] | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """The `ls_*` tracing metadata langchain-core adds to an LLM run."""

@@ -22,6 +22,7 @@ from actloop.exceptions import OutputParserException
 from actloop.format_scratchpad import format_log_to_str, from_steps
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import BasePromptTemplate, PromptTemplate
+from actloop.prompts._agent_checks import require_variables, with_stop
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
 from actloop.tools import BaseTool
@@ -153,20 +154,12 @@ def create_react_agent(
         )
         ```
     """
-    missing_vars = {"tools", "tool_names", "agent_scratchpad"}.difference(
-        prompt.input_variables + list(prompt.partial_variables),
-    )
-    if missing_vars:
-        raise ValueError(f"Prompt missing required variables: {missing_vars}")
+    require_variables(prompt, {"tools", "tool_names", "agent_scratchpad"})
     prompt = prompt.partial(
         tools=tools_renderer(list(tools)),
         tool_names=", ".join([t.name for t in tools]),
     )
-    if stop_sequence:
-        stop = ["\nObservation"] if stop_sequence is True else stop_sequence
-        llm_with_stop = llm.bind(stop=stop)
-    else:
-        llm_with_stop = llm
+    llm_with_stop = with_stop(llm, stop_sequence, ["\nObservation"])
     parser = output_parser or ReActSingleInputOutputParser()
     return (
         RunnablePassthrough.assign(agent_scratchpad=from_steps(format_log_to_str))

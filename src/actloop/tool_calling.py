@@ -23,6 +23,7 @@ from actloop.messages import AIMessage, BaseMessage, ToolCall
 from actloop.output_parsers import AnyGeneration, MultiActionAgentOutputParser
 from actloop.outputs import ChatGeneration
 from actloop.prompts import ChatPromptTemplate
+from actloop.prompts._agent_checks import require_variables
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
 
@@ -128,11 +129,7 @@ def create_tool_calling_agent(
     message_formatter: MessageFormatter = format_to_tool_messages,
 ) -> Runnable[dict[str, Any], list[AgentAction] | AgentFinish]:
     """A tool-calling agent: `prompt | llm.bind_tools(tools) | ToolsAgentOutputParser()`."""
-    missing_vars = {"agent_scratchpad"}.difference(
-        prompt.input_variables + list(prompt.partial_variables),
-    )
-    if missing_vars:
-        raise ValueError(f"Prompt missing required variables: {missing_vars}")
+    require_variables(prompt, {"agent_scratchpad"})
     bind_tools = getattr(llm, "bind_tools", None)
     if bind_tools is None:
         raise ValueError("This function requires a bind_tools() method be implemented on the LLM.")

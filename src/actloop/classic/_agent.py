@@ -92,7 +92,22 @@ class Agent(BaseSingleActionAgent):
     ) -> Agent:
         """The agent with its default prompt for `tools` and `llm`."""
         cls._validate_tools(tools)
-        chain = LLMChain(llm=llm, prompt=cls.create_prompt(tools), callbacks=callback_manager)
+        prompt = cls.create_prompt(tools)
+        return cls._from_prompt(llm, tools, prompt, callback_manager, output_parser, kwargs)
+
+    @classmethod
+    def _from_prompt(
+        cls,
+        llm: Runnable[Any, Any],
+        tools: Sequence[BaseTool],
+        prompt: BasePromptTemplate,
+        callback_manager: Callbacks,
+        output_parser: AgentOutputParser | None,
+        kwargs: dict[str, Any],
+    ) -> Agent:
+        """The agent on an LLMChain of `llm` and `prompt`, allowed `tools` (what every
+        `from_llm_and_tools` ends with); no parser given: the class's default."""
+        chain = LLMChain(llm=llm, prompt=prompt, callbacks=callback_manager)
         parser = output_parser or cls._get_default_output_parser()
         return cls(
             llm_chain=chain,

@@ -11,6 +11,7 @@ from actloop.format_scratchpad import format_log_to_messages
 from actloop.json_agent import JSONAgentOutputParser
 from actloop.messages import BaseMessage
 from actloop.prompts import ChatPromptTemplate
+from actloop.prompts._agent_checks import require_variables, with_stop
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
 from actloop.tools import BaseTool
@@ -38,21 +39,13 @@ def create_json_chat_agent(
     template_tool_response: str = TEMPLATE_TOOL_RESPONSE,
 ) -> Runnable[dict[str, Any], AgentAction | AgentFinish]:
     """`scratchpad messages | prompt | llm (stop at Observation) | JSONAgentOutputParser`."""
-    missing = {"tools", "tool_names", "agent_scratchpad"}.difference(
-        [*prompt.input_variables, *prompt.partial_variables]
-    )
-    if missing:
-        raise ValueError(f"Prompt missing required variables: {missing}")
+    require_variables(prompt, {"tools", "tool_names", "agent_scratchpad"})
     if "{observation}" not in template_tool_response:
         raise ValueError("Template tool response missing required variable 'observation'")
     prompt = prompt.partial(
         tools=tools_renderer(list(tools)), tool_names=", ".join(t.name for t in tools)
     )
-    if stop_sequence:
-        stop = ["\nObservation"] if stop_sequence is True else stop_sequence
-        llm_to_use = llm.bind(stop=stop)
-    else:
-        llm_to_use = llm
+    llm_to_use = with_stop(llm, stop_sequence, ["\nObservation"])
 
     def scratchpad(inputs: dict[str, Any]) -> list[BaseMessage]:
         return format_log_to_messages(inputs["intermediate_steps"], template_tool_response)

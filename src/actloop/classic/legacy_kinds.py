@@ -53,24 +53,6 @@ _PREVIOUS_WORK = (
 )
 
 
-def _build(
-    cls: type[Agent],
-    llm: Runnable[Any, Any],
-    tools: Sequence[BaseTool],
-    prompt: BasePromptTemplate,
-    callback_manager: Callbacks,
-    output_parser: AgentOutputParser,
-    kwargs: dict[str, Any],
-) -> Agent:
-    chain = LLMChain(llm=llm, prompt=prompt, callbacks=callback_manager)
-    return cls(
-        llm_chain=chain,
-        allowed_tools=[t.name for t in tools],
-        output_parser=output_parser,
-        **kwargs,
-    )
-
-
 class _ThoughtAgent(Agent):
     """`Observation: ` after each action, the model goes on after `Thought:`."""
 
@@ -164,8 +146,7 @@ class ChatAgent(_ThoughtAgent):
             format_instructions,
             input_variables,
         )
-        parser = output_parser or cls._get_default_output_parser()
-        return _build(cls, llm, tools, prompt, callback_manager, parser, kwargs)
+        return cls._from_prompt(llm, tools, prompt, callback_manager, output_parser, kwargs)
 
 
 # -- conversational -------------------------------------------------------------------------------
@@ -245,7 +226,7 @@ class ConversationalAgent(_ThoughtAgent):
         )
         parser = output_parser or cls._get_default_output_parser(ai_prefix=ai_prefix)
         kwargs["ai_prefix"] = ai_prefix
-        return _build(cls, llm, tools, prompt, callback_manager, parser, kwargs)
+        return cls._from_prompt(llm, tools, prompt, callback_manager, parser, kwargs)
 
 
 # -- conversational chat --------------------------------------------------------------------------
@@ -362,7 +343,7 @@ class ConversationalChatAgent(_ThoughtAgent):
         cls._validate_tools(tools)
         parser = output_parser or cls._get_default_output_parser()
         prompt = cls.create_prompt(tools, input_variables=input_variables, output_parser=parser)
-        return _build(cls, llm, tools, prompt, callback_manager, parser, kwargs)
+        return cls._from_prompt(llm, tools, prompt, callback_manager, parser, kwargs)
 
 
 # -- ReAct docstore and self-ask ------------------------------------------------------------------

@@ -9,7 +9,6 @@ from typing import Any, ClassVar
 from actloop.agents import AgentAction, AgentFinish
 from actloop.callbacks import Callbacks
 from actloop.classic._agent import Agent, validate_tools_single_input
-from actloop.classic._chain import LLMChain
 from actloop.exceptions import OutputParserException
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import PromptTemplate
@@ -152,13 +151,7 @@ class ZeroShotAgent(Agent):
         """The agent with a prompt built from the pieces given."""
         cls._validate_tools(tools)
         prompt = cls.create_prompt(tools, prefix, suffix, format_instructions, input_variables)
-        chain = LLMChain(llm=llm, prompt=prompt, callbacks=callback_manager)
-        return cls(
-            llm_chain=chain,
-            allowed_tools=[t.name for t in tools],
-            output_parser=output_parser or cls._get_default_output_parser(),
-            **kwargs,
-        )
+        return cls._from_prompt(llm, tools, prompt, callback_manager, output_parser, kwargs)
 
     @classmethod
     def _validate_tools(cls, tools: Sequence[BaseTool]) -> None:

@@ -31,6 +31,24 @@ __all__ = ["OpenAIFunctionsAgent", "OpenAIMultiFunctionsAgent", "_parse_ai_messa
 Steps = list[tuple[AgentAction, Any]]
 
 
+def _check_scratchpad(prompt: BasePromptTemplate) -> None:
+    """A functions agent's prompt must take the scratchpad (as LangChain checks)."""
+    if "agent_scratchpad" not in prompt.input_variables:
+        raise ValueError(
+            "`agent_scratchpad` should be one of the variables in the prompt, "
+            f"got {prompt.input_variables}"
+        )
+
+
+def _prompt_messages(
+    prompt: BasePromptTemplate, keys: list[str], steps: Steps, kwargs: dict[str, Any]
+) -> list[BaseMessage]:
+    """The prompt's messages: the `keys` inputs from `kwargs`, the steps as function messages."""
+    selected = {k: kwargs[k] for k in keys}
+    scratchpad = format_to_openai_function_messages(steps)
+    return prompt.format_prompt(**selected, agent_scratchpad=scratchpad).to_messages()
+
+
 class _FunctionsAgentAction(AgentActionMessageLog):
     """An action of the multi-function agent (LangChain's private class of that name)."""
 
@@ -50,11 +68,7 @@ class OpenAIFunctionsAgent(BaseSingleActionAgent):
         prompt: BasePromptTemplate,
         output_parser: type[OpenAIFunctionsAgentOutputParser] = OpenAIFunctionsAgentOutputParser,
     ) -> None:
-        if "agent_scratchpad" not in prompt.input_variables:
-            raise ValueError(
-                "`agent_scratchpad` should be one of the variables in the prompt, "
-                f"got {prompt.input_variables}"
-            )
+        _check_scratchpad(prompt)
         self.llm = llm
         self.tools = list(tools)
         self.prompt = prompt
@@ -73,9 +87,7 @@ class OpenAIFunctionsAgent(BaseSingleActionAgent):
         return [dict(convert_to_openai_function(t)) for t in self.tools]
 
     def _messages(self, steps: Steps, kwargs: dict[str, Any]) -> list[BaseMessage]:
-        selected = {k: kwargs[k] for k in self.input_keys}
-        scratchpad = format_to_openai_function_messages(steps)
-        return self.prompt.format_prompt(**selected, agent_scratchpad=scratchpad).to_messages()
+        return _prompt_messages(self.prompt, self.input_keys, steps, kwargs)
 
     def plan(
         self, intermediate_steps: Steps, callbacks: Callbacks = None, **kwargs: Any
@@ -216,11 +228,7 @@ class OpenAIMultiFunctionsAgent(BaseMultiActionAgent):
         prompt: BasePromptTemplate,
         callback_manager: Callbacks = None,
     ) -> None:
-        if "agent_scratchpad" not in prompt.input_variables:
-            raise ValueError(
-                "`agent_scratchpad` should be one of the variables in the prompt, "
-                f"got {prompt.input_variables}"
-            )
+        _check_scratchpad(prompt)
         self.llm = llm
         self.tools = list(tools)
         self.prompt = prompt
@@ -238,9 +246,8 @@ class OpenAIMultiFunctionsAgent(BaseMultiActionAgent):
         return [_tool_selection(self.tools)]
 
     def _messages(self, steps: Steps, kwargs: dict[str, Any]) -> list[BaseMessage]:
-        selected = {k: kwargs[k] for k in self.prompt.input_variables if k != "agent_scratchpad"}
-        scratchpad = format_to_openai_function_messages(steps)
-        return self.prompt.format_prompt(**selected, agent_scratchpad=scratchpad).to_messages()
+        keys = [k for k in self.prompt.input_variables if k != "agent_scratchpad"]
+        return _prompt_messages(self.prompt, keys, steps, kwargs)
 
     def plan(
         self, intermediate_steps: Steps, callbacks: Callbacks = None, **kwargs: Any

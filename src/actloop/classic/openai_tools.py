@@ -9,6 +9,7 @@ from typing import Any
 from actloop.agents import AgentAction, AgentFinish
 from actloop.format_scratchpad import format_to_openai_tool_messages, from_steps
 from actloop.prompts import ChatPromptTemplate
+from actloop.prompts._agent_checks import require_variables
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
 from actloop.tool_calling import OpenAIToolsAgentOutputParser
@@ -25,9 +26,7 @@ def create_openai_tools_agent(
     strict: bool | None = None,
 ) -> Runnable[dict[str, Any], list[AgentAction] | AgentFinish]:
     """`scratchpad | prompt | llm.bind(tools=[...]) | OpenAIToolsAgentOutputParser`."""
-    missing = {"agent_scratchpad"}.difference([*prompt.input_variables, *prompt.partial_variables])
-    if missing:
-        raise ValueError(f"Prompt missing required variables: {missing}")
+    require_variables(prompt, {"agent_scratchpad"})
     llm_with_tools = llm.bind(tools=[convert_to_openai_tool(t, strict=strict) for t in tools])
     return (
         RunnablePassthrough.assign(agent_scratchpad=from_steps(format_to_openai_tool_messages))

@@ -11,6 +11,7 @@ from actloop.exceptions import OutputParserException
 from actloop.format_scratchpad import format_log_to_str
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import BasePromptTemplate
+from actloop.prompts._agent_checks import require_variables
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
 from actloop.tools import BaseTool
@@ -63,9 +64,7 @@ def create_self_ask_with_search_agent(
     llm: Runnable[Any, Any], tools: Sequence[BaseTool], prompt: BasePromptTemplate
 ) -> Runnable[dict[str, Any], AgentAction | AgentFinish]:
     """`scratchpad | prompt | llm (stop at the answer) | SelfAskOutputParser`; one tool only."""
-    missing = {"agent_scratchpad"}.difference([*prompt.input_variables, *prompt.partial_variables])
-    if missing:
-        raise ValueError(f"Prompt missing required variables: {missing}")
+    require_variables(prompt, {"agent_scratchpad"})
     if len(tools) != 1:
         raise ValueError("This agent expects exactly one tool")
     if next(iter(tools)).name != "Intermediate Answer":

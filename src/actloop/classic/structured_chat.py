@@ -16,6 +16,7 @@ from actloop.format_scratchpad import format_log_to_str
 from actloop.json_agent import JSONAgentOutputParser
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import BasePromptTemplate
+from actloop.prompts._agent_checks import require_variables, with_stop
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
 from actloop.tools import BaseTool
@@ -130,19 +131,11 @@ def create_structured_chat_agent(
     stop_sequence: bool | list[str] = True,
 ) -> Runnable[dict[str, Any], AgentAction | AgentFinish]:
     """`scratchpad | prompt | llm (stop at Observation) | JSONAgentOutputParser`, as LangChain."""
-    missing = {"tools", "tool_names", "agent_scratchpad"}.difference(
-        [*prompt.input_variables, *prompt.partial_variables]
-    )
-    if missing:
-        raise ValueError(f"Prompt missing required variables: {missing}")
+    require_variables(prompt, {"tools", "tool_names", "agent_scratchpad"})
     prompt = prompt.partial(
         tools=tools_renderer(list(tools)), tool_names=", ".join(t.name for t in tools)
     )
-    if stop_sequence:
-        stop = ["\nObservation"] if stop_sequence is True else stop_sequence
-        llm_with_stop = llm.bind(stop=stop)
-    else:
-        llm_with_stop = llm
+    llm_with_stop = with_stop(llm, stop_sequence, ["\nObservation"])
     return (
         RunnablePassthrough.assign(agent_scratchpad=_scratchpad)
         | prompt

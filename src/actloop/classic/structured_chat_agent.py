@@ -10,7 +10,6 @@ from typing import Any, ClassVar
 from actloop.agents import AgentAction
 from actloop.callbacks import Callbacks
 from actloop.classic._agent import Agent
-from actloop.classic._chain import LLMChain
 from actloop.classic.structured_chat import (
     FORMAT_INSTRUCTIONS,
     PREFIX,
@@ -116,9 +115,4 @@ class StructuredChatAgent(Agent):
             input_variables,
             memory_prompts,
         )
-        return cls(
-            llm_chain=LLMChain(llm=llm, prompt=prompt, callbacks=callback_manager),
-            allowed_tools=[t.name for t in tools],
-            output_parser=output_parser or cls._get_default_output_parser(),
-            **kwargs,
-        )
+        return cls._from_prompt(llm, tools, prompt, callback_manager, output_parser, kwargs)

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from actloop.agents import AgentAction, AgentFinish
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import BasePromptTemplate
+from actloop.prompts._agent_checks import require_variables, with_stop
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
 from actloop.tools import BaseTool
@@ -144,17 +145,9 @@ def create_xml_agent(
     stop_sequence: bool | list[str] = True,
 ) -> Runnable[dict[str, Any], AgentAction | AgentFinish]:
     """`scratchpad | prompt | llm (stop at </tool_input>) | XMLAgentOutputParser`."""
-    missing = {"tools", "agent_scratchpad"}.difference(
-        [*prompt.input_variables, *prompt.partial_variables]
-    )
-    if missing:
-        raise ValueError(f"Prompt missing required variables: {missing}")
+    require_variables(prompt, {"tools", "agent_scratchpad"})
     prompt = prompt.partial(tools=tools_renderer(list(tools)))
-    if stop_sequence:
-        stop = ["</tool_input>"] if stop_sequence is True else stop_sequence
-        llm_with_stop = llm.bind(stop=stop)
-    else:
-        llm_with_stop = llm
+    llm_with_stop = with_stop(llm, stop_sequence, ["</tool_input>"])
     return (
         RunnablePassthrough.assign(agent_scratchpad=_scratchpad)
         | prompt

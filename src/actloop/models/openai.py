@@ -20,7 +20,13 @@ from actloop.chat_models import BaseChatModel, LanguageModelInput
 from actloop.exceptions import ConfigurationError
 from actloop.messages import AIMessage, AIMessageChunk, BaseMessage, message_to_openai
 from actloop.models import _openai_wire as wire
-from actloop.models._errors import MissingDependencyError, ModelAPIError
+from actloop.models._errors import ModelAPIError
+from actloop.models._openai_sdk import (
+    api_key_from,
+    client_options,
+    import_openai,
+    sdk_error,
+)
 from actloop.models._secret import Secret, scrub, watch_logs
 from actloop.runnables._base import Runnable
 
@@ -32,20 +38,6 @@ __all__ = ["ChatOpenAI"]
 _SDK_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
 """Call kwargs that configure the SDK request rather than go into the JSON body."""
 _TOOL_CHOICES = ("auto", "none", "required")
-_NO_KEY = "not-needed"
-"""Sent as the key to a server given by `base_url` when there is none (the SDK insists on one)."""
-
-
-def _import_openai() -> Any:
-    """The `openai` module, or a MissingDependencyError naming the extra to install."""
-    try:
-        import openai
-    except ImportError as exc:
-        raise MissingDependencyError(
-            'ChatOpenAI needs the openai package: pip install "actloop[openai]"', name="openai"
-        ) from exc
-    return openai
-
 
 _ALIASES = {
     "model_name": "model",
@@ -56,17 +48,6 @@ _ALIASES = {
     "max_completion_tokens": "max_tokens",
 }
 """langchain-openai's field names, accepted so ported code runs unchanged."""
-
-
-def _api_key(given: str | None, base_url: str | None) -> Secret:
-    """The key given or in OPENAI_API_KEY; only a server named by `base_url` may do without."""
-    key = given if given is not None else os.environ.get("OPENAI_API_KEY")
-    if key is None and base_url is None:
-        raise ConfigurationError(
-            "ChatOpenAI needs an API key: pass api_key=... or set OPENAI_API_KEY "
-            "(a local server given by base_url needs none)"
-        )
-    return Secret(key or "")
 
 
 class ChatOpenAI(BaseChatModel):
@@ -96,14 +77,14 @@ class ChatOpenAI(BaseChatModel):
     ) -> None:
         given = {_ALIASES[k]: options.pop(k) for k in list(options) if k in _ALIASES}
         super().__init__(**options)
-        _import_openai()
+        import_openai()
         self.model: str = given.get("model", model)
         self.base_url: str | None = (
             given.get("base_url", base_url)
             or os.environ.get("OPENAI_BASE_URL")
             or os.environ.get("OPENAI_API_BASE")
         )
-        self.api_key = _api_key(given.get("api_key", api_key), self.base_url)
+        self.api_key = api_key_from(given.get("api_key", api_key), self.base_url)
         """The API key; `repr` and `str` mask it, `.get_secret_value()` reveals it."""
         watch_logs(self.api_key)
         self.organization = given.get("organization", organization) or os.environ.get(
@@ -184,15 +165,9 @@ class ChatOpenAI(BaseChatModel):
     # -- clients and requests ------------------------------------------------------------------
 
     def _client_options(self) -> dict[str, Any]:
-        options: dict[str, Any] = {
-            "api_key": self.api_key.get_secret_value() or _NO_KEY,
-            "base_url": self.base_url,
-            "organization": self.organization,
-            "max_retries": self.max_retries,
-            "default_headers": self.default_headers,
-        }
-        if self.timeout is not None:
-            options["timeout"] = self.timeout
+        options = client_options(self.api_key, self.base_url, self.max_retries, self.timeout)
+        options["organization"] = self.organization
+        options["default_headers"] = self.default_headers
         return options
 
     def _client(self) -> Any:
@@ -200,7 +175,7 @@ class ChatOpenAI(BaseChatModel):
         dicts, which its overloads cannot check)."""
         with self._lock:
             if self._sync_client is None:
-                self._sync_client = _import_openai().OpenAI(**self._client_options())
+                self._sync_client = import_openai().OpenAI(**self._client_options())
             return self._sync_client
 
     def _aclient(self) -> Any:
@@ -209,7 +184,7 @@ class ChatOpenAI(BaseChatModel):
         loop = asyncio.get_running_loop()
         with self._lock:
             if self._async_client is None or self._async_client[0] is not loop:
-                client = _import_openai().AsyncOpenAI(**self._client_options())
+                client = import_openai().AsyncOpenAI(**self._client_options())
                 self._async_client = (loop, client)
             return self._async_client[1]
 
@@ -242,11 +217,7 @@ class ChatOpenAI(BaseChatModel):
 
     def _error(self, exc: Exception) -> ModelAPIError:
         """Our error for an SDK exception; the key is masked out of both (the SDK's is chained)."""
-        secret = self.api_key.get_secret_value()
-        scrub(exc, secret)
-        error = wire.api_error(exc, self.max_retries)
-        scrub(error, secret)
-        return error
+        return sdk_error(exc, self.api_key, self.max_retries)
 
     def _scrub(self, exc: Exception) -> None:
         """Mask the key out of an error about to leave a call (and out of its chain)."""
@@ -260,7 +231,7 @@ class ChatOpenAI(BaseChatModel):
         if self.streaming:
             return super()._generate_message(messages, stop, **kwargs)
         request = self._request(messages, stop, kwargs, stream=False)
-        openai = _import_openai()
+        openai = import_openai()
         try:
             raw = self._client().chat.completions.with_raw_response.create(**request)
             return wire.message_from_body(raw.text, raw.status_code, str(raw.http_response.url))
@@ -276,7 +247,7 @@ class ChatOpenAI(BaseChatModel):
         if self.streaming:
             return await super()._agenerate_message(messages, stop, **kwargs)
         request = self._request(messages, stop, kwargs, stream=False)
-        openai = _import_openai()
+        openai = import_openai()
         try:
             raw = await self._aclient().chat.completions.with_raw_response.create(**request)
             return wire.message_from_body(raw.text, raw.status_code, str(raw.http_response.url))
@@ -290,7 +261,7 @@ class ChatOpenAI(BaseChatModel):
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> Iterator[AIMessageChunk]:
         request = self._request(messages, stop, kwargs, stream=True)
-        openai = _import_openai()
+        openai = import_openai()
         try:
             with self._client().chat.completions.with_streaming_response.create(**request) as resp:
                 events = wire.EventStream(str(resp.http_response.url))
@@ -311,7 +282,7 @@ class ChatOpenAI(BaseChatModel):
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
     ) -> AsyncIterator[AIMessageChunk]:
         request = self._request(messages, stop, kwargs, stream=True)
-        openai = _import_openai()
+        openai = import_openai()
         client = self._aclient()
         try:
             async with client.chat.completions.with_streaming_response.create(**request) as resp:

@@ -13,14 +13,8 @@ from typing import Any
 
 from actloop.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from actloop.llms import BaseLLM
-from actloop.models import _openai_wire as wire
 from actloop.models._errors import ModelAPIError
-from actloop.models._secret import scrub
-from actloop.models.openai import (
-    _NO_KEY,  # pyright: ignore[reportPrivateUsage]
-    _api_key,  # pyright: ignore[reportPrivateUsage]
-    _import_openai,  # pyright: ignore[reportPrivateUsage]
-)
+from actloop.models._openai_sdk import api_key_from, client_options, import_openai, sdk_error
 from actloop.outputs import Generation, GenerationChunk, LLMResult
 
 __all__ = ["OpenAI"]
@@ -45,10 +39,10 @@ class OpenAI(BaseLLM):
         **fields: Any,
     ) -> None:
         super().__init__(**fields)
-        _import_openai()
+        import_openai()
         self.model = model
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL")
-        self.api_key = _api_key(api_key, self.base_url)
+        self.api_key = api_key_from(api_key, self.base_url)
         """The API key; `repr` and `str` mask it."""
         self.temperature = temperature
         self.max_tokens = max_tokens
@@ -76,14 +70,8 @@ class OpenAI(BaseLLM):
         return {k: v for k, v in params.items() if v is not None}
 
     def _client(self, asynchronous: bool = False) -> Any:
-        sdk = _import_openai()
-        options: dict[str, Any] = {
-            "api_key": self.api_key.get_secret_value() or _NO_KEY,
-            "base_url": self.base_url,
-            "max_retries": self.max_retries,
-        }
-        if self.timeout is not None:
-            options["timeout"] = self.timeout
+        sdk = import_openai()
+        options = client_options(self.api_key, self.base_url, self.max_retries, self.timeout)
         return (sdk.AsyncOpenAI if asynchronous else sdk.OpenAI)(**options)
 
     def _request(self, prompt: str, stop: list[str] | None, kwargs: dict[str, Any]) -> Any:
@@ -101,11 +89,7 @@ class OpenAI(BaseLLM):
 
     def _error(self, exc: Exception) -> ModelAPIError:
         """Our error for an SDK exception; the key is masked out of both (as in `ChatOpenAI`)."""
-        secret = self.api_key.get_secret_value()
-        scrub(exc, secret)
-        error = wire.api_error(exc, self.max_retries)
-        scrub(error, secret)
-        return error
+        return sdk_error(exc, self.api_key, self.max_retries)
 
     @staticmethod
     def _generation(choice: Any) -> Generation:
