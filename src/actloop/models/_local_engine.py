@@ -74,13 +74,24 @@ class Engine:
         self._turn_ends = _turn_end_tokens(llm)
 
     # -- prompt ------------------------------------------------------------------------------
+    # Tokenizing reads llama.cpp's vocabulary: like decoding, it runs under the lock and only while
+    # the engine is open, so the exit hook never frees the model under a thread that tokenizes
+    # (a run abandoned while the model loaded goes on to tokenize its prompt during exit).
     def tokens(self, messages: Sequence[tuple[str, str]]) -> tuple[list[int], list[int]]:
         """The prompt's tokens, and the token offset where each message's content ends."""
-        return self._template.tokens(messages)
+        with self.lock:
+            self._check_open()
+            return self._template.tokens(messages)
+
+    def tokenize(self, text: str) -> list[int]:
+        """The ids of `text` as plain text (no BOS, special markers not parsed)."""
+        with self.lock:
+            self._check_open()
+            return list(self.llm.tokenize(text.encode(), add_bos=False, special=False))
 
     def count(self, text: str) -> int:
         """Tokens in a reply's text (usage metadata)."""
-        return len(self.llm.tokenize(text.encode(), add_bos=False, special=False))
+        return len(self.tokenize(text))
 
     def check_fits(self, prompt: Sequence[int]) -> None:
         if len(prompt) >= self.n_ctx:
@@ -223,6 +234,8 @@ class Engine:
 _kept: list[Any] = []
 _engines: dict[tuple[str, int, int], Engine] = {}
 _engines_lock = threading.Lock()
+_exiting = False
+"""Set by the exit hook: no model is loaded after it ran."""
 
 
 def default_threads() -> int:
@@ -248,6 +261,8 @@ def load_engine(path: str, n_ctx: int, n_threads: int) -> Engine:
     key = (path, n_ctx, n_threads)
     with _engines_lock:
         engine = _engines.get(key)
+        if _exiting:  # the exit hook ran: loading a model now would race interpreter shutdown
+            raise ModelError("the local model is shutting down (the interpreter is exiting)")
         if engine is None or engine.closed:
             if not _engines:
                 atexit.register(_close_all)
@@ -274,7 +289,9 @@ def _close_all() -> None:
     """Free the loaded models before interpreter shutdown (llama.cpp's finalizers fail after)."""
     import warnings
 
+    global _exiting
     with _engines_lock, warnings.catch_warnings():
+        _exiting = True
         warnings.simplefilter("ignore", ResourceWarning)  # llama.cpp's own /dev/null handles
         for engine in _engines.values():
             engine.close()

@@ -204,7 +204,7 @@ class LocalChatModel(BaseChatModel):
     def get_token_ids(self, text: str) -> list[int]:
         """The ids of `text` in this model's own tokenizer (llama.cpp's, no BOS token)."""
         engine = load_engine(self.model_path, self.n_ctx, self.n_threads)
-        return list(engine.llm.tokenize(text.encode(), add_bos=False, special=False))
+        return engine.tokenize(text)
 
     def get_num_tokens(self, text: str) -> int:
         """How many tokens `text` is for this model (langchain-core's name; `TokenBudgetTrim`
