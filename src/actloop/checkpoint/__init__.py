@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from actloop.checkpoint._base import (
     BaseCheckpointer,
@@ -36,6 +36,7 @@ __all__ = [
     "RunStatus",
     "SqliteCheckpointer",
     "connect",
+    "is_postgres_url",
 ]
 
 for _cls in (
@@ -51,10 +52,15 @@ for _cls in (
 del _cls
 
 
+def is_postgres_url(target: str | os.PathLike[str]) -> TypeGuard[str]:
+    """True when `target` is a `postgres://` or `postgresql://` URL (else: a file path)."""
+    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
+
+
 def connect(target: str | os.PathLike[str], **options: Any) -> BaseCheckpointer:
     """The store `target` names: a `postgres://` or `postgresql://` URL opens a
     `PostgresCheckpointer`, anything else is the path of a `SqliteCheckpointer` file."""
-    if isinstance(target, str) and target.startswith(("postgresql://", "postgres://")):
+    if is_postgres_url(target):
         from actloop.checkpoint.postgres import PostgresCheckpointer
 
         return PostgresCheckpointer(target, **options)

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 import uuid
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -159,6 +160,56 @@ class LeaseLostError(CheckpointError):
 
 class LeaseHeldError(CheckpointError):
     """Another live owner holds the thread's lease (`acquire`, or a write without a lease)."""
+
+
+class HeldLease(NamedTuple):
+    """A thread's lease row as a store read it: the owner (None when free), the epoch (0 when
+    never taken), the expiry, and the store's clock at the read (None: this host's clock)."""
+
+    owner: Owner | None
+    epoch: int
+    expires: float | None
+    now: float | None = None
+
+    def live(self) -> bool:
+        """Held, unexpired, and its owner is not known to be dead."""
+        if self.owner is None:
+            return False
+        now = time.time() if self.now is None else self.now
+        if self.expires is not None and self.expires <= now:
+            return False
+        return self.owner.is_alive()
+
+    def blocks_this_process(self) -> bool:
+        """Held by another process that is live: a write without a lease must wait."""
+        return self.owner is not None and not _is_this_process(self.owner) and self.live()
+
+    def check(self, lease: Lease) -> None:
+        """LeaseLostError unless `lease` is this (current) lease: same epoch and owner."""
+        if self.owner is not None and (self.epoch, self.owner.token) == (
+            lease.epoch,
+            lease.owner.token,
+        ):
+            return
+        now = "released" if self.owner is None else f"held by process {self.owner}"
+        raise LeaseLostError(
+            f"thread {lease.thread_id!r}: the lease of epoch {lease.epoch} (process "
+            f"{lease.owner}) was lost; the thread is at epoch {self.epoch}, {now}. "
+            "Nothing was written."
+        )
+
+    def busy(self, thread_id: str) -> LeaseHeldError:
+        """The error for a thread this lease keeps from being run."""
+        assert self.owner is not None
+        return LeaseHeldError(
+            f"thread {thread_id!r} is being run by process {self.owner.pid} on "
+            f"{self.owner.host} (lease epoch {self.epoch}); wait for it to end (or stop it) and "
+            "resume then"
+        )
+
+
+def _is_this_process(owner: Owner) -> bool:
+    return owner.pid == os.getpid() and owner.host == socket.gethostname()
 
 
 class BaseCheckpointer(ABC):

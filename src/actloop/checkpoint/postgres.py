@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import os
 import re
-import socket
 import threading
 import time
 import weakref
@@ -29,9 +28,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from actloop.checkpoint._base import (
     BaseCheckpointer,
+    HeldLease,
     JournalEntry,
     Lease,
-    LeaseHeldError,
     LeaseLostError,
     Owner,
     RunRecord,
@@ -311,7 +310,7 @@ class PostgresCheckpointer(BaseCheckpointer):
         )
         held = yield from _held(s, thread_id, lock="UPDATE")
         if held.owner is not None and held.owner.token != owner.token and held.live():
-            raise _busy(thread_id, held)
+            raise held.busy(thread_id)
         yield _Query(
             f"UPDATE {s}.leases SET pid=%s, host=%s, started=%s, token=%s, epoch=%s, "
             f"expires={_NOW} + %s WHERE thread_id=%s",
@@ -559,46 +558,22 @@ async def _adrive(conn: psycopg.AsyncConnection[Any], op: _Op[_T]) -> _T:
 # -- lease checks (operations too) ----------------------------------------------------------------
 
 
-class _Held(NamedTuple):
-    """A thread's lease row: its owner (None when free), epoch, expiry and the server's now."""
-
-    owner: Owner | None
-    epoch: int
-    expires: float | None
-    now: float
-
-    def live(self) -> bool:
-        """Held, unexpired (by the server's clock), and its owner is not known to be dead."""
-        if self.owner is None or (self.expires is not None and self.expires <= self.now):
-            return False
-        return self.owner.is_alive()
-
-
-def _held(schema: str, thread_id: str, lock: str | None) -> _Op[_Held]:
+def _held(schema: str, thread_id: str, lock: str | None) -> _Op[HeldLease]:
     found = yield _Query(
         f"SELECT pid, host, started, token, epoch, expires, {_NOW} FROM {schema}.leases "
         f"WHERE thread_id=%s{f' FOR {lock}' if lock else ''}",
         (thread_id,),
     )
     if not found.rows:
-        return _Held(None, 0, None, 0.0)
+        return HeldLease(None, 0, None, 0.0)
     row = found.rows[0]
-    return _Held(None if row[3] is None else Owner(*row[:4]), row[4], row[5], row[6])
+    return HeldLease(None if row[3] is None else Owner(*row[:4]), row[4], row[5], row[6])
 
 
 def _check_lease(schema: str, lease: Lease, lock: str | None) -> _Op[None]:
     """LeaseLostError unless `lease` is the thread's current lease (same epoch and owner)."""
     held = yield from _held(schema, lease.thread_id, lock)
-    if held.owner is not None and (held.epoch, held.owner.token) == (
-        lease.epoch,
-        lease.owner.token,
-    ):
-        return
-    now = "released" if held.owner is None else f"held by process {held.owner}"
-    raise LeaseLostError(
-        f"thread {lease.thread_id!r}: the lease of epoch {lease.epoch} (process {lease.owner}) "
-        f"was lost; the thread is at epoch {held.epoch}, {now}. Nothing was written."
-    )
+    held.check(lease)
 
 
 def _check_write(schema: str, thread_id: str, lease: Lease | None) -> _Op[None]:
@@ -610,17 +585,5 @@ def _check_write(schema: str, thread_id: str, lease: Lease | None) -> _Op[None]:
         yield from _check_lease(schema, lease, lock="SHARE")
         return
     held = yield from _held(schema, thread_id, lock="SHARE")
-    if held.owner is not None and not _is_this_process(held.owner) and held.live():
-        raise _busy(thread_id, held)
-
-
-def _busy(thread_id: str, held: _Held) -> LeaseHeldError:
-    assert held.owner is not None
-    return LeaseHeldError(
-        f"thread {thread_id!r} is being run by process {held.owner.pid} on {held.owner.host} "
-        f"(lease epoch {held.epoch}); wait for it to end (or stop it) and resume then"
-    )
-
-
-def _is_this_process(owner: Owner) -> bool:
-    return owner.pid == os.getpid() and owner.host == socket.gethostname()
+    if held.blocks_this_process():
+        raise held.busy(thread_id)

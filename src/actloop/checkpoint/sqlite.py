@@ -21,13 +21,13 @@ import urllib.parse
 from collections.abc import Generator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from actloop.checkpoint._base import (
     BaseCheckpointer,
+    HeldLease,
     JournalEntry,
     Lease,
-    LeaseHeldError,
     LeaseLostError,
     Owner,
     RunRecord,
@@ -287,7 +287,7 @@ class SqliteCheckpointer(BaseCheckpointer):
         with self._db(write=True) as conn:
             held = _held(conn, thread_id)
             if held.owner is not None and held.owner.token != owner.token and held.live():
-                raise _busy(thread_id, held)
+                raise held.busy(thread_id)
             lease = Lease(thread_id, owner, held.epoch + 1, expires)
             conn.execute(
                 "INSERT OR REPLACE INTO leases VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -338,8 +338,8 @@ class SqliteCheckpointer(BaseCheckpointer):
             _check_lease(conn, lease)
             return
         held = _held(conn, thread_id)
-        if held.owner is not None and not _is_this_process(held.owner) and held.live():
-            raise _busy(thread_id, held)
+        if held.blocks_this_process():
+            raise held.busy(thread_id)
 
     # -- runs ----------------------------------------------------------------------------------
 
@@ -471,52 +471,17 @@ def _creation_cut(path: Path) -> bool:
     return header[:8] == _JOURNAL_MAGIC and header[16:20] == bytes(4)
 
 
-class _Held(NamedTuple):
-    """A thread's lease row: its owner (None when free) and epoch (0 when never taken)."""
-
-    owner: Owner | None
-    epoch: int
-    expires: float | None
-
-    def live(self) -> bool:
-        """Held, unexpired, and its owner is not known to be dead."""
-        if self.owner is None or (self.expires is not None and self.expires <= time.time()):
-            return False
-        return self.owner.is_alive()
-
-
-def _held(conn: sqlite3.Connection, thread_id: str) -> _Held:
+def _held(conn: sqlite3.Connection, thread_id: str) -> HeldLease:
     row = conn.execute(
         "SELECT pid, host, started, token, epoch, expires FROM leases WHERE thread_id=?",
         (thread_id,),
     ).fetchone()
     if row is None:
-        return _Held(None, 0, None)
-    return _Held(None if row[3] is None else Owner(*row[:4]), row[4], row[5])
+        return HeldLease(None, 0, None)
+    return HeldLease(None if row[3] is None else Owner(*row[:4]), row[4], row[5])
 
 
 def _check_lease(conn: sqlite3.Connection, lease: Lease) -> None:
     """LeaseLostError unless `lease` is the thread's current lease (same epoch and owner)."""
     held = _held(conn, lease.thread_id)
-    if held.owner is not None and (held.epoch, held.owner.token) == (
-        lease.epoch,
-        lease.owner.token,
-    ):
-        return
-    now = "released" if held.owner is None else f"held by process {held.owner}"
-    raise LeaseLostError(
-        f"thread {lease.thread_id!r}: the lease of epoch {lease.epoch} (process {lease.owner}) "
-        f"was lost; the thread is at epoch {held.epoch}, {now}. Nothing was written."
-    )
-
-
-def _busy(thread_id: str, held: _Held) -> LeaseHeldError:
-    assert held.owner is not None
-    return LeaseHeldError(
-        f"thread {thread_id!r} is being run by process {held.owner.pid} on {held.owner.host} "
-        f"(lease epoch {held.epoch}); wait for it to end (or stop it) and resume then"
-    )
-
-
-def _is_this_process(owner: Owner) -> bool:
-    return owner.pid == os.getpid() and owner.host == socket.gethostname()
+    held.check(lease)

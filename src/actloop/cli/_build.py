@@ -145,10 +145,10 @@ def _checkpointer(args: argparse.Namespace) -> Any:
     thread that has no run yet (a new thread id is picked when `--thread` is absent)."""
     if getattr(args, "command", "run") != "run" or not getattr(args, "db", None):
         return None
-    from actloop.checkpoint import connect
+    from actloop.checkpoint import connect, is_postgres_url
     from actloop.exceptions import CheckpointError
 
-    if not args.db.startswith(("postgresql://", "postgres://")):
+    if not is_postgres_url(args.db):
         path = Path(args.db)
         if path.is_dir():
             raise ConfigurationError(f"--db {args.db}: is a directory; name a checkpoint file")

@@ -29,6 +29,7 @@ from actloop.checkpoint import (
     RunRecord,
     SqliteCheckpointer,
     connect,
+    is_postgres_url,
 )
 from actloop.cli._text import inert
 from actloop.exceptions import CheckpointError, ConfigurationError, OutputParserException
@@ -57,7 +58,7 @@ _DAMAGE = (ValueError, TypeError, KeyError, IndexError, AttributeError, Recursio
 
 def _open(path: str | os.PathLike[str], *, read_only: bool = False) -> BaseCheckpointer:
     """The store at `path`: a checkpoint file (read-only when asked), or a `postgresql://` URL."""
-    if isinstance(path, str) and path.startswith(("postgresql://", "postgres://")):
+    if is_postgres_url(path):
         return connect(path)
     if not Path(path).is_file():
         raise CheckpointError(f"no checkpoint file at {path}")
