@@ -374,9 +374,8 @@ def configure(
     handlers (`add_global_handler`) join the inherited ones.
     """
     extra = context_handlers()
-    if callbacks is None and not local_callbacks and not verbose and not extra:
-        if not _global_handlers:
-            return None
+    if callbacks is None and not (local_callbacks or verbose or extra or _global_handlers):
+        return None
     local_tags: list[str] | None = None
     inherited: list[BaseCallbackHandler]
     if isinstance(callbacks, CallbackManager):
@@ -390,12 +389,11 @@ def configure(
         local = list(local_callbacks.handlers)
     else:
         local = list(local_callbacks or ())
-    if _global_handlers:
-        inherited = [*inherited, *(h for h in _global_handlers if h not in inherited)]
+    joined = (*_global_handlers, *extra)  # process-wide (tracing), this context's (collect_runs)
+    if joined:
+        inherited = [*inherited, *(h for h in joined if h not in inherited)]
     if verbose and not any(isinstance(h, StdOutCallbackHandler) for h in [*inherited, *local]):
         local.append(StdOutCallbackHandler())
-    if extra:
-        inherited = [*inherited, *(h for h in extra if h not in inherited)]
     if not inherited and not local:
         return None
     return CallbackManager(
