@@ -179,7 +179,7 @@ def test_sigkill_at_random_moments_then_resume_equals_uninterrupted(
         tmp.mkdir()
         flavour = "async" if trial % 3 == 2 else "sync"
         db = stores.target(tmp)
-        killed, out = run_child(db, tmp, "invoke", flavour, rng.uniform(0.0, 0.9) * span)
+        killed, out = run_child(db, tmp, "invoke", flavour, rng.uniform(0.0, 0.7) * span)
         history = [killed]
         if killed and rng.random() < 0.4:  # kill a resuming process too
             killed, out = run_child(db, tmp, "resume", flavour, rng.uniform(0.0, 0.6) * span)
