@@ -13,6 +13,7 @@ Why it is written by hand instead of `Llama.create_chat_completion`:
   a document stays plain text and cannot open a fake turn.
 - **Context window**: a prompt that does not fit is a `ContextWindowError` (a `ModelError`).
 - **Prefix KV cache on disk** (`_local_cache`): the fixed prompt prefix is evaluated once.
+- **Grammar last** (`_local_sampler`): a token is picked first and the grammar asked about it.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import Any
 from actloop.exceptions import ModelError
 from actloop.models._errors import MissingDependencyError
 from actloop.models._local_cache import PrefixCache
+from actloop.models._local_sampler import TokenSampler
 
 __all__ = ["ContextWindowError", "Engine", "Sampling", "default_threads", "load_engine"]
 
@@ -119,43 +121,50 @@ class Engine:
         step_lock = contextlib.nullcontext() if _locked else self.lock
         budget = min(sampling.max_tokens, self.n_ctx - len(prompt))
         tokens = list(prompt)
-        sampler: Any = None
+        sampler: TokenSampler | None = None
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         text = ""
         emitted = 0
         hold = max((len(s) for s in sampling.stop), default=1) - 1
-        for _ in range(budget):
-            with step_lock:
-                self._check_open()
-                if sampler is None:
-                    sampler = self._sampler(sampling)
-                    if prefix:
-                        self.cache.restore(self, tokens[:prefix])
-                self._sync(tokens)
-                token = int(sampler.sample(self.llm._ctx, -1))  # pyright: ignore[reportPrivateUsage]
-                if self._is_end(token):
+        try:
+            for _ in range(budget):
+                with step_lock:
+                    self._check_open()
+                    if sampler is None:
+                        sampler = self._sampler(sampling)
+                        if prefix:
+                            self.cache.restore(self, tokens[:prefix])
+                    self._sync(tokens)
+                    token = sampler.sample(self.llm._ctx.ctx, -1)  # pyright: ignore[reportPrivateUsage]
+                    if self._is_end(token):
+                        break
+                    piece = self._piece(token)
+                tokens.append(token)
+                text += decoder.decode(piece)
+                stop_at = _find_stop(text, sampling.stop)
+                if stop_at is not None:
+                    text = text[:stop_at]
                     break
-                piece = self._piece(token)
-            tokens.append(token)
-            text += decoder.decode(piece)
-            stop_at = _find_stop(text, sampling.stop)
-            if stop_at is not None:
-                text = text[:stop_at]
-                break
-            if len(text) - hold > emitted:
-                yield text[emitted : len(text) - hold]
-                emitted = len(text) - hold
-        text += decoder.decode(b"", final=True)
-        if len(text) > emitted:
-            yield text[emitted:]
+                if len(text) - hold > emitted:
+                    yield text[emitted : len(text) - hold]
+                    emitted = len(text) - hold
+            text += decoder.decode(b"", final=True)
+            if len(text) > emitted:
+                yield text[emitted:]
+        finally:
+            if sampler is not None:
+                sampler.close()
 
-    def _sampler(self, sampling: Sampling) -> Any:
+    def _sampler(self, sampling: Sampling) -> TokenSampler:
         from llama_cpp import LLAMA_DEFAULT_SEED
 
+        grammar: tuple[str, str] | None = None
         if sampling.grammar is not None:
             self._check_grammar(sampling.grammar)
-        self.llm.set_seed(LLAMA_DEFAULT_SEED if sampling.seed is None else sampling.seed)
-        return self.llm._init_sampler(temp=sampling.temperature, grammar=sampling.grammar)  # pyright: ignore[reportPrivateUsage]
+            grammar = (sampling.grammar._grammar, sampling.grammar._root)  # pyright: ignore[reportPrivateUsage]
+        seed = LLAMA_DEFAULT_SEED if sampling.seed is None else sampling.seed
+        vocab = self.llm._model.vocab  # pyright: ignore[reportPrivateUsage]
+        return TokenSampler(vocab, grammar, sampling.temperature, seed)
 
     def _check_grammar(self, grammar: Any) -> None:
         """Refuse a grammar llama.cpp cannot parse (it would crash the sampler, not raise)."""
@@ -243,8 +252,12 @@ def default_threads() -> int:
 
     llama.cpp's threads wait for each other at every layer: on a shared machine whose cores are
     all busy, 2 threads on 2 cores were measured 20-40x slower than 1 (a descheduled thread
-    stalls the other), while on idle cores they split the work.
+    stalls the other), while on idle cores they split the work. `$ACTLOOP_LOCAL_THREADS`, if
+    set, is used as given.
     """
+    explicit = os.environ.get("ACTLOOP_LOCAL_THREADS", "")
+    if explicit.isdigit() and int(explicit) > 0:
+        return int(explicit)
     try:
         cores = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
