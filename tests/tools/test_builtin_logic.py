@@ -298,6 +298,7 @@ def test_read_file_returns_text(root: Path) -> None:
     assert read_file(root, "sub/b.txt") == "bee"
     assert read_file(root, "./sub/../a.txt") == "hello\n"
     assert read_file(root, str(root / "sub" / "b.txt")) == "bee"
+    assert read_file(root, " sub/b.txt\n") == "bee"  # a model's stray spaces, as list_dir
 
 
 def test_read_file_follows_symlinks_that_stay_inside(root: Path) -> None:

@@ -51,7 +51,7 @@ def read_file(root: Path, path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """
     if not path.strip():
         raise FileToolError("the path is empty; give a file path such as 'README.md'")
-    base, target = _resolve(root, path)
+    base, target = _resolve(root, path.strip())  # like list_dir: a model's stray space is no name
     fd = _open_inside(base, target, path)
     try:
         info = os.fstat(fd)
