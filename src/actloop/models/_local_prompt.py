@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from actloop.tools import BaseTool
 
 __all__ = [
+    "ANSWER_PATTERN",
     "CACHE_PREFIX",
     "agent_prompt",
     "final_schema",
@@ -243,11 +244,20 @@ def _arguments_first(properties: dict[str, Any]) -> dict[str, Any]:
     return first | {k: v for k, v in properties.items() if k != "action_input"}
 
 
+ANSWER_PATTERN = r'^[^"\\\x00-\x1F]{0,150}[^"\\\x00-\x1F :]$'
+"""A final answer: one line of up to 151 characters that does not stop at a colon or a space.
+Quoting a file, SmolLM2 wrote "The recipe is: " and then the `"` that opens its quote, which
+closes the JSON string: an empty answer. Here that `"` is refused and it goes on with the words."""
+
+
 def final_schema() -> dict[str, Any]:
     """The reply schema once a tool has answered: the final answer only, `action` first."""
     return {
         "type": "object",
-        "properties": {"action": {"const": "Final Answer"}, "action_input": {"type": "string"}},
+        "properties": {
+            "action": {"const": "Final Answer"},
+            "action_input": {"type": "string", "pattern": ANSWER_PATTERN},
+        },
         "required": ["action", "action_input"],
     }
 
