@@ -4,10 +4,11 @@ A 135M-270M model copies patterns far better than it follows rules, so the promp
 worked runs (few-shot): one per built-in tool that is present, arithmetic in several shapes
 (parentheses, powers, percentages, roots, a word problem), and greetings answered without a tool
 and without numbers. The reply schema narrows what the model may write: the tool names, each
-tool's arguments, for the clock one of the IANA time zone names (so "Tokyo" becomes
-`Asia/Tokyo`, never a made-up zone), for the file tools a path that exists under their root; a
-tool call is written arguments first (see `_arguments_first`). The model still decides
-everything: which tool, which arguments, what to answer.
+tool's arguments, for the clock one of the IANA time zones, written as its IANA name, its place
+or country/place (`zone_places`: "Asia/Tokyo", "Tokyo", "Japan/Tokyo"; never a made-up zone), for
+the file tools a path that exists under their root; a tool call is written arguments first (see
+`_arguments_first`). The model still decides everything: which tool, which arguments, what to
+answer.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "iana_zones",
     "reply_schema",
     "root_paths",
+    "zone_places",
 ]
 
 CACHE_PREFIX = "cache_prefix"
@@ -82,14 +84,14 @@ _SHOTS: list[Shot] = [
     (
         "What time is it in Berlin?",
         "clock",
-        {"timezone": "Europe/Berlin"},
+        {"timezone": "Berlin"},
         "2026-01-15T09:30:12+01:00 (Europe/Berlin, Thursday)",
         "In Berlin it is 2026-01-15T09:30:12+01:00 (Thursday).",
     ),
     (
         "What time is it in Chicago?",
         "clock",
-        {"timezone": "America/Chicago"},
+        {"timezone": "Chicago"},
         "2026-01-14T21:05:40-06:00 (America/Chicago, Wednesday)",
         "In Chicago it is 2026-01-14T21:05:40-06:00 (Wednesday).",
     ),
@@ -166,6 +168,59 @@ def iana_zones() -> list[str]:
     return ["UTC", *sorted(names)]
 
 
+def zone_places() -> dict[str, str]:
+    """The clock's choices as the model may write them, each -> its IANA name: the IANA name
+    itself ("Asia/Tokyo"), the place ("Tokyo", "New York") and country/place ("Japan/Tokyo").
+
+    A 135M model picks the IANA area badly: with only IANA names, asked for Sydney, Madrid or
+    Cairo it wrote `America/` and then the closest American place (Sao_Paulo, Mazatlan,
+    Cambridge_Bay). Asked for a city, its own first choice is the country ("Japan" for Tokyo,
+    "Australia" for Sydney) or the place, which the question names and it copies well. The
+    grammar keeps every spelling to the zones of `iana_zones` (countries from the tz database's
+    `zone.tab`); the agent passes the tool the IANA name. A place in two zones (Istanbul) keeps
+    the shorter name: such names are links to one zone.
+    """
+    zones = iana_zones()
+    places: dict[str, str] = {}
+    for name in sorted(zones, key=lambda z: (z.count("/"), z)):
+        places.setdefault(_place(name), name)
+    return places | _country_places(set(zones)) | {name: name for name in zones}
+
+
+def _place(zone: str) -> str:
+    return zone.rsplit("/", 1)[-1].replace("_", " ")
+
+
+def _country_places(zones: set[str]) -> dict[str, str]:
+    """ "Country/Place" -> IANA name, from the tz database's tables (empty if they are missing)."""
+    countries: dict[str, str] = {}
+    for code, name, *_ in _tz_table("iso3166.tab"):
+        countries[code] = name.split(" (", 1)[0]  # "Britain (UK)" -> "Britain"
+    found: dict[str, str] = {}
+    for code, _, zone, *_ in (row for row in _tz_table("zone.tab") if len(row) >= 3):
+        if code in countries and zone in zones:
+            found.setdefault(f"{countries[code]}/{_place(zone)}", zone)
+    return found
+
+
+def _tz_table(name: str) -> list[list[str]]:
+    """Rows of a tz database table (`zone.tab`, `iso3166.tab`): the system's, else `tzdata`'s."""
+    for folder in zoneinfo.TZPATH:
+        path = Path(folder) / name
+        if path.is_file():
+            return _rows(path.read_text(encoding="utf-8"))
+    try:
+        from importlib.resources import files
+
+        return _rows(files("tzdata.zoneinfo").joinpath(name).read_text(encoding="utf-8"))
+    except (ImportError, OSError):
+        return []
+
+
+def _rows(text: str) -> list[list[str]]:
+    return [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
+
+
 _MAX_PATHS = 500
 """More entries than this under the file tools' root: paths are not listed in the grammar."""
 
@@ -195,12 +250,12 @@ def root_paths(root: str | os.PathLike[str] | None) -> tuple[list[str], list[str
 def reply_schema(
     tools: Sequence[BaseTool], root: str | os.PathLike[str] | None = None
 ) -> dict[str, Any]:
-    """The JSON agent's reply schema: the clock's `timezone` limited to IANA names, and with
+    """The JSON agent's reply schema: the clock's `timezone` limited to `zone_places`, and with
     `root` (the file tools' folder) `read_file` to its files and `list_dir` to its folders."""
     from actloop.json_agent import json_agent_schema
 
     schema = json_agent_schema(tools)
-    zones = iana_zones()
+    zones = list(zone_places())
     paths = root_paths(root) if {"read_file", "list_dir"} & {t.name for t in tools} else None
     for reply in schema["oneOf"]:
         properties: dict[str, Any] = reply["properties"]
