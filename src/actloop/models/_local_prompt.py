@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from actloop.tools import BaseTool
 
 __all__ = [
-    "ANSWER_LENGTH",
     "CACHE_PREFIX",
     "agent_prompt",
     "final_schema",
@@ -62,20 +61,6 @@ _SHOTS: list[Shot] = [
         "20% of 150 is 30.",
     ),
     (
-        "What is (12 + 3) / 5?",
-        "calculator",
-        {"expression": "(12 + 3) / 5"},
-        "3.0",
-        "The answer is 3.",
-    ),
-    (
-        "What is 30 percent of 70?",
-        "calculator",
-        {"expression": "30 / 100 * 70"},
-        "21.0",
-        "30 percent of 70 is 21.",
-    ),
-    (
         "What is 5 to the power of 3?",
         "calculator",
         {"expression": "5 ** 3"},
@@ -97,32 +82,11 @@ _SHOTS: list[Shot] = [
         "Anna has 7 pens left.",
     ),
     (
-        "Each box holds 6 eggs. How many eggs are in 4 boxes?",
-        "calculator",
-        {"expression": "6 * 4"},
-        "24",
-        "There are 24 eggs.",
-    ),
-    (
-        "Ben had 30 marbles and lost 12. How many marbles does he have now?",
-        "calculator",
-        {"expression": "30 - 12"},
-        "18",
-        "Ben has 18 marbles now.",
-    ),
-    (
         "What time is it in Berlin?",
         "clock",
         {"timezone": "Berlin"},
         "2026-01-15T09:30:12+01:00 (Europe/Berlin, Thursday)",
         "In Berlin it is 2026-01-15T09:30:12+01:00 (Thursday).",
-    ),
-    (
-        "Tell me the current time in Pacific/Auckland.",
-        "clock",
-        {"timezone": "Pacific/Auckland"},
-        "2026-01-15T21:30:12+13:00 (Pacific/Auckland, Thursday)",
-        "In Auckland it is 2026-01-15T21:30:12+13:00 (Thursday).",
     ),
     (
         "What time is it in Chicago?",
@@ -167,13 +131,6 @@ _SHOTS: list[Shot] = [
         "The files here are: data.csv, docs/ and notes.txt.",
     ),
     (
-        "Is there a file named data.csv?",
-        "list_dir",
-        {"path": "."},
-        "data.csv\ndocs/\nnotes.txt",
-        "Yes, data.csv is here.",
-    ),
-    (
         "Which files are in the docs folder?",
         "list_dir",
         {"path": "docs"},
@@ -184,8 +141,8 @@ _SHOTS: list[Shot] = [
 
 _GREETINGS = [
     ("Hello!", "Hello! How can I help you today?"),
-    ("Thanks, bye!", "You are welcome. Goodbye!"),
     ("How can you help me?", "I can {skills}."),
+    ("Thanks, bye!", "You are welcome. Goodbye!"),
 ]
 
 _SKILLS = {
@@ -335,19 +292,11 @@ def _arguments_first(properties: dict[str, Any]) -> dict[str, Any]:
     return first | {k: v for k, v in properties.items() if k != "action_input"}
 
 
-ANSWER_LENGTH = (12, 120)
-"""Shortest and longest final answer after a tool's result. Shortest: SmolLM2 sometimes opens a
-quote right after "The file " and the quote ends the JSON string (an empty answer); longest: a
-rambling answer repeats itself (slow, and wrong-looking)."""
-
-
 def final_schema() -> dict[str, Any]:
     """The reply schema once a tool has answered: the final answer only, `action` first."""
-    shortest, longest = ANSWER_LENGTH
-    answer = {"type": "string", "minLength": shortest, "maxLength": longest}
     return {
         "type": "object",
-        "properties": {"action": {"const": "Final Answer"}, "action_input": answer},
+        "properties": {"action": {"const": "Final Answer"}, "action_input": {"type": "string"}},
         "required": ["action", "action_input"],
     }
 
@@ -390,17 +339,17 @@ def _turns(
 def _shots(tools: Sequence[BaseTool]) -> list[BaseMessage]:
     names = {t.name for t in tools}
     skills = [s for name, s in _SKILLS.items() if name in names] or ["answer questions"]
-    listed = ", ".join(skills[:-1]) + " and " + skills[-1] if len(skills) > 1 else skills[0]
-    hello, bye, about = (
-        [HumanMessage(f"Question: {q}"), _final(a.format(skills=listed))] for q, a in _GREETINGS
-    )
-    messages: list[BaseMessage] = [*hello, *bye]
+    messages: list[BaseMessage] = []
+    greeting, reply = _GREETINGS[0]
+    messages += [HumanMessage(f"Question: {greeting}"), _final(reply)]
     for shot in _SHOTS:
         if shot[1] in names:
             messages += _turns(*shot)
-    # a chat run last: the model follows the nearest run most; with the tool runs last it called
-    # a tool for "Hello, who are you?", with two chat runs fewer it answered file questions itself
-    return [*messages, *about]
+    who, about = _GREETINGS[1]
+    about = about.format(
+        skills=", ".join(skills[:-1]) + " and " + skills[-1] if len(skills) > 1 else skills[0]
+    )
+    messages += [HumanMessage(f"Question: {who}"), _final(about)]
     return messages
 
 
