@@ -124,11 +124,25 @@ _SHOTS: list[Shot] = [
         "docs/guide.md names Lisbon: 'Start in Lisbon.'",
     ),
     (
+        "Which color is set in style.cfg?",
+        "read_file",
+        {"path": "style.cfg"},
+        "[theme]\ncolor = blue\nsize = 12\n",
+        "style.cfg sets the color to blue: 'color = blue'.",
+    ),
+    (
         "Which files are here?",
         "list_dir",
         {"path": "."},
         "data.csv\ndocs/\nnotes.txt",
         "The files here are: data.csv, docs/ and notes.txt.",
+    ),
+    (
+        "Is there a file named data.csv?",
+        "list_dir",
+        {"path": "."},
+        "data.csv\ndocs/\nnotes.txt",
+        "Yes, data.csv is here.",
     ),
     (
         "Which files are in the docs folder?",
@@ -339,18 +353,24 @@ def _turns(
 def _shots(tools: Sequence[BaseTool]) -> list[BaseMessage]:
     names = {t.name for t in tools}
     skills = [s for name, s in _SKILLS.items() if name in names] or ["answer questions"]
-    messages: list[BaseMessage] = []
     greeting, reply = _GREETINGS[0]
-    messages += [HumanMessage(f"Question: {greeting}"), _final(reply)]
-    for shot in _SHOTS:
-        if shot[1] in names:
-            messages += _turns(*shot)
     who, about = _GREETINGS[1]
     about = about.format(
         skills=", ".join(skills[:-1]) + " and " + skills[-1] if len(skills) > 1 else skills[0]
     )
-    messages += [HumanMessage(f"Question: {who}"), _final(about)]
-    return messages
+    chats = [HumanMessage(f"Question: {greeting}"), _final(reply)]
+    last_chat = [HumanMessage(f"Question: {who}"), _final(about)]
+    runs: list[BaseMessage] = []
+    for shot in _SHOTS:
+        if shot[1] in names:
+            runs += _turns(*shot)
+    if {"read_file", "list_dir"} & names:
+        # file questions read like chat ("What does README.md say the project is?") and the
+        # model follows the nearest worked runs most: with a chat run last it answered them
+        # itself; with the file runs last it reads the file (files 3/9 -> 4/9 on the eval and
+        # 2/6 -> 4/6 held-out, seed 0, in process)
+        return [*chats, *last_chat, *runs]
+    return [*chats, *runs, *last_chat]  # a chat run last keeps greetings without a tool
 
 
 def _final(answer: str) -> AIMessage:
