@@ -138,13 +138,6 @@ _SHOTS: list[Shot] = [
         "The files here are: data.csv, docs/ and notes.txt.",
     ),
     (
-        "Is there a file named data.csv?",
-        "list_dir",
-        {"path": "."},
-        "data.csv\ndocs/\nnotes.txt",
-        "Yes, data.csv is here.",
-    ),
-    (
         "Which files are in the docs folder?",
         "list_dir",
         {"path": "docs"},
