@@ -16,7 +16,7 @@ import json
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from actloop.chat_models import BaseChatModel
 from actloop.messages import (
@@ -34,7 +34,13 @@ from actloop.models._local_engine import (
     default_threads,
     load_engine,
 )
-from actloop.models._local_prompt import CACHE_PREFIX, agent_prompt, final_schema, reply_schema
+from actloop.models._local_prompt import (
+    CACHE_PREFIX,
+    agent_prompt,
+    final_schema,
+    reply_schema,
+    zone_places,
+)
 
 if TYPE_CHECKING:
     from actloop.agents import AgentAction, AgentFinish
@@ -283,7 +289,24 @@ def local_json_agent(
         steps: list[Any] = inputs.get("intermediate_steps") or []
         return answer if steps and _tool_answered(steps[-1], names) else choose
 
-    return RunnableLambda(route)
+    places = zone_places() if "clock" in names else {}
+
+    def iana_zone(step: Any) -> Any:
+        return _clock_zone(step, places)
+
+    first: Runnable[dict[str, Any], Any] = RunnableLambda(route)
+    return first | RunnableLambda(iana_zone)
+
+
+def _clock_zone(step: Any, places: dict[str, str]) -> Any:
+    """A clock call may name a place ("Sydney", see `zone_places`): the tool gets its IANA name."""
+    tool_input: Any = getattr(step, "tool_input", None)
+    if getattr(step, "tool", None) == "clock" and isinstance(tool_input, dict):
+        fields = cast("dict[str, Any]", tool_input)
+        zone = places.get(str(fields.get("timezone")))
+        if zone is not None:
+            step.tool_input = {**fields, "timezone": zone}
+    return step
 
 
 def _tool_answered(step: tuple[Any, Any], names: set[str]) -> bool:
