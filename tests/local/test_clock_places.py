@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from datetime import datetime
 
 from actloop.agents import AgentAction
@@ -12,6 +9,8 @@ from actloop.models._local_prompt import iana_zones, reply_schema, zone_places
 from actloop.models.local import LocalChatModel, local_json_agent
 from actloop.testing import ScriptedChatModel
 from actloop.tools.builtin import calculator, clock
+
+from ._run import run_json
 
 
 def test_zone_places_spell_each_zone_three_ways() -> None:
@@ -53,16 +52,7 @@ def test_the_agent_picks_sydneys_zone() -> None:
 
 
 def test_time_in_a_city_through_actloop_run_json() -> None:
-    command = [sys.executable, "-m", "actloop", "run", "--json", "--seed", "0"]
-    done = subprocess.run(
-        [*command, "What time is it in Madrid?"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    result = run_json("What time is it in Madrid?")
     (action, observation), *_ = result["intermediate_steps"]
     assert action["kwargs"]["tool"] == "clock"
     assert action["kwargs"]["tool_input"] == {"timezone": "Europe/Madrid"}

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from actloop.models._local_prompt import reply_schema, root_paths
 from actloop.models.local import LocalChatModel, local_json_agent
 from actloop.tools.builtin import get_builtin_tools
+
+from ._run import run_json
 
 
 def _folder(tmp_path: Path) -> Path:
@@ -56,17 +55,8 @@ def test_the_agent_reads_the_file_the_question_names(tmp_path: Path) -> None:
 
 def test_file_question_through_actloop_run_json(tmp_path: Path) -> None:
     root = _folder(tmp_path)
-    command = [sys.executable, "-m", "actloop", "run", "--json", "--seed", "0"]
-    command += ["--tools", "read_file,list_dir", "--root", str(root)]
-    done = subprocess.run(
-        [*command, "What does the file motto.txt say?"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    options = ("--tools", "read_file,list_dir", "--root", str(root))
+    result = run_json("What does the file motto.txt say?", *options)
     steps = result["intermediate_steps"]
     assert [s[0]["kwargs"]["tool"] for s in steps] == ["read_file"]
     assert steps[0][1] == "Measure twice, cut once.\n"
