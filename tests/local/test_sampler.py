@@ -10,6 +10,7 @@ from actloop.json_agent import json_agent_schema
 from actloop.messages import HumanMessage
 from actloop.models import LocalChatModel
 from actloop.models._local_engine import Sampling, load_engine
+from actloop.models._local_sampler import second_seed
 from actloop.tools.builtin import calculator, clock
 
 
@@ -50,3 +51,8 @@ def test_a_token_the_grammar_refuses_is_picked_again_under_the_grammar() -> None
     assert forced == "42"
     hot = LocalChatModel(temperature=1.5, max_tokens=10, seed=3)
     assert hot.invoke([HumanMessage("Say hello.")], grammar='root ::= "4" [0-9]').text[0] == "4"
+
+
+def test_the_second_draw_is_seeded_apart_and_random_when_the_first_is() -> None:
+    assert [second_seed(s) for s in (0, 41, 0xFFFFFFFE)] == [1, 42, 0]
+    assert second_seed(0xFFFFFFFF) == 0xFFFFFFFF  # LLAMA_DEFAULT_SEED: random, not a fixed 0

@@ -19,7 +19,7 @@ import ctypes
 import math
 from typing import Any
 
-__all__ = ["TokenSampler"]
+__all__ = ["TokenSampler", "second_seed"]
 
 _TOP_K, _TOP_P, _MIN_P = 40, 0.95, 0.05
 """llama-cpp-python's defaults, kept so replies stay as they were before this module."""
@@ -39,7 +39,7 @@ class TokenSampler:
             text, root = grammar
             init = llama_cpp.llama_sampler_init_grammar
             self._grammar = init(vocab, text.encode(), root.encode())
-            self._rest = self._chain(temperature, seed + 1)
+            self._rest = self._chain(temperature, second_seed(seed))
 
     def _chain(self, temperature: float, seed: int) -> Any:
         lib = self._lib
@@ -52,7 +52,7 @@ class TokenSampler:
                 lib.llama_sampler_init_top_p(_TOP_P, 1),
                 lib.llama_sampler_init_min_p(_MIN_P, 1),
                 lib.llama_sampler_init_temp(temperature),
-                lib.llama_sampler_init_dist(seed & 0xFFFFFFFF),
+                lib.llama_sampler_init_dist(seed & _RANDOM_SEED),
             ]
         for part in parts:
             lib.llama_sampler_chain_add(chain, part)
@@ -117,6 +117,16 @@ class TokenSampler:
             if sampler is not None:
                 self._lib.llama_sampler_free(sampler)
         self._free = self._grammar = self._rest = None
+
+
+_RANDOM_SEED = 0xFFFFFFFF
+"""llama.cpp's LLAMA_DEFAULT_SEED: draw a random seed."""
+
+
+def second_seed(seed: int) -> int:
+    """The seed of the draw among grammar-allowed tokens: another stream than the first draw's,
+    and random when the first is."""
+    return seed if seed == _RANDOM_SEED else (seed + 1) % _RANDOM_SEED
 
 
 _SHORTLIST = 256
