@@ -41,7 +41,6 @@ CACHE_PREFIX = "cache_prefix"
 """`additional_kwargs` key marking the last message of a prompt's fixed prefix: the KV state up
 to the end of that message's text is computed once and saved on disk (`_local_cache`)."""
 
-_AREAS = ("Africa", "America", "Asia", "Atlantic", "Australia", "Europe", "Indian", "Pacific")
 
 Shot = tuple[str, str, dict[str, Any], str, str]
 """(question, tool, arguments, the tool's result, the final answer)."""
@@ -173,7 +172,9 @@ names (no `=`, no `%`, never empty), a path without spaces or quotes."""
 def iana_zones() -> list[str]:
     """The IANA names the clock may be given: "UTC" and the `Area/Location` names of this
     system (`zone_places` adds the ways the model may write them)."""
-    names = {z for z in zoneinfo.available_timezones() if z.split("/", 1)[0] in _AREAS}
+    from actloop.tools.builtin._clock import IANA_AREAS
+
+    names = {z for z in zoneinfo.available_timezones() if z.split("/", 1)[0] in IANA_AREAS}
     return ["UTC", *sorted(names)]
 
 

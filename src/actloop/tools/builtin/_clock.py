@@ -7,7 +7,7 @@ from datetime import datetime, timezone, tzinfo
 from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-__all__ = ["ClockError", "now"]
+__all__ = ["IANA_AREAS", "ClockError", "city_zones", "now"]
 
 _MAX_ZONE_LENGTH = 64
 _UTC_NAMES = ("UTC", "Z", "GMT")
@@ -42,7 +42,7 @@ def now(tz: str | None = None, *, clock: Callable[[], datetime] = _utc_now) -> s
     return f"{local.isoformat(timespec='seconds')} ({zone_name}, {_WEEKDAYS[local.weekday()]})"
 
 
-_AREAS = ("Europe", "America", "Asia", "Africa", "Australia", "Pacific", "Atlantic", "Indian")
+IANA_AREAS = ("Europe", "America", "Asia", "Africa", "Australia", "Pacific", "Atlantic", "Indian")
 """The IANA areas whose cities are zone names, in the order that wins a (rare) shared name."""
 
 
@@ -53,14 +53,14 @@ def city_zones() -> dict[str, str]:
     zones: dict[str, str] = {}
     for name in sorted(available_timezones(), key=lambda z: (_area_rank(z), z)):
         area, _, city = name.rpartition("/")
-        if area and _area_rank(name) < len(_AREAS):
+        if area and _area_rank(name) < len(IANA_AREAS):
             zones.setdefault(_city_key(city), name)
     return zones
 
 
 def _area_rank(name: str) -> int:
     area = name.split("/", 1)[0]
-    return _AREAS.index(area) if area in _AREAS else len(_AREAS)
+    return IANA_AREAS.index(area) if area in IANA_AREAS else len(IANA_AREAS)
 
 
 def _city_key(name: str) -> str:
