@@ -39,6 +39,7 @@ from actloop.executor import (
     AgentExecutorIterator,
     BaseMultiActionAgent,
     BaseSingleActionAgent,
+    Resume,
     RunInfo,
     RunnableAgent,
     RunnableMultiActionAgent,
@@ -243,7 +244,10 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py checks
+__all__ = [
+    "LLM",
+    "REACT_PROMPT",
+    "RUN_KEY",
     "AIMessage",
     "AIMessageChunk",
     "AIMessagePromptTemplate",
@@ -287,7 +291,6 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "HumanMessagePromptTemplate",
     "InvalidTool",
     "JSONAgentOutputParser",
-    "LLM",
     "LLMChain",
     "LLMResult",
     "LLMSingleActionAgent",
@@ -302,10 +305,9 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "OpenAIToolsAgentOutputParser",
     "OutputParserException",
     "PromptTemplate",
-    "REACT_PROMPT",
-    "RUN_KEY",
     "ReActDocstoreAgent",
     "ReActSingleInputOutputParser",
+    "Resume",
     "Run",
     "RunCollectorCallbackHandler",
     "RunInfo",

@@ -1,7 +1,9 @@
-"""Where durable runs are saved: the store interface, its leases and its implementations.
+"""Where durable runs are saved: the store interface, its leases, its implementations, and the
+read side of the journal.
 
 `SqliteCheckpointer` (one file, stdlib) and `PostgresCheckpointer` (a server several hosts share;
 `pip install 'actloop[postgres]'`, imported on first use); `connect(target)` picks by the target.
+`read_thread(store, thread_id)` / `aread_thread` give a thread's history as typed records.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ import os
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from actloop.checkpoint._base import (
-    BaseCheckpointer,
     JournalEntry,
     Lease,
     LeaseHeldError,
@@ -18,7 +19,17 @@ from actloop.checkpoint._base import (
     Owner,
     RunRecord,
     RunStatus,
+    StoreTimeoutError,
 )
+from actloop.checkpoint._entries import Decision
+from actloop.checkpoint._history import (
+    CallRecord,
+    ThreadHistory,
+    aread_thread,
+    read_thread,
+    thread_history,
+)
+from actloop.checkpoint._store import BaseCheckpointer
 from actloop.checkpoint.sqlite import SqliteCheckpointer
 
 if TYPE_CHECKING:
@@ -26,6 +37,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BaseCheckpointer",
+    "CallRecord",
+    "Decision",
     "JournalEntry",
     "Lease",
     "LeaseHeldError",
@@ -35,18 +48,30 @@ __all__ = [
     "RunRecord",
     "RunStatus",
     "SqliteCheckpointer",
+    "StoreTimeoutError",
+    "ThreadHistory",
+    "aread_thread",
     "connect",
     "is_postgres_url",
+    "read_thread",
+    "thread_history",
 ]
 
 for _cls in (
     BaseCheckpointer,
+    CallRecord,
+    Decision,
     JournalEntry,
     Lease,
     LeaseHeldError,
     LeaseLostError,
     Owner,
     RunRecord,
+    StoreTimeoutError,
+    ThreadHistory,
+    aread_thread,
+    read_thread,
+    thread_history,
 ):
     _cls.__module__ = __name__  # users import them from here; reprs and pickles say so
 del _cls

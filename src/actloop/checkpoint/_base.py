@@ -1,5 +1,6 @@
-"""Where durable runs are saved: a small store interface and its SQLite implementation.
+"""What a durable run is saved as: its record, its journal's entries, its lease, the store errors.
 
+The store interface (`BaseCheckpointer`) is in `_store`, the entries' data format in `_entries`.
 A durable run (`AgentExecutor(checkpointer=...)` invoked with `configurable.thread_id`) is a
 `RunRecord` (inputs, settings fingerprint, status, final output or pending approvals) plus an
 append-only journal of `JournalEntry` rows, one per result the loop was sent:
@@ -23,8 +24,7 @@ epoch grows by one on every acquisition of the thread and never goes back. A lea
 over once it has expired or its owner is dead (`Owner.is_alive`), which is what lets a run resume
 after `kill -9`. Every write may carry the lease, and the store checks it in the write's own
 transaction, so a process that lost its lease (paused, partitioned, overtaken) cannot write.
-Another store (Postgres) implements `BaseCheckpointer`'s abstract methods with the same meaning
-and overrides the async twins; payloads are opaque JSON text.
+Payloads are opaque JSON text to a store.
 
 SQLite layout (`PRAGMA application_id` = 0x61637470, "actp"; `user_version` = 2):
 `runs(thread_id PK, status, inputs, fingerprint, output, pending, error, created, updated)`,
@@ -42,7 +42,6 @@ import os
 import socket
 import time
 import uuid
-from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -50,7 +49,7 @@ from typing import Literal, NamedTuple
 from actloop.exceptions import CheckpointError
 
 __all__ = [
-    "BaseCheckpointer",
+    "HeldLease",
     "JournalEntry",
     "Lease",
     "LeaseHeldError",
@@ -58,6 +57,7 @@ __all__ = [
     "Owner",
     "RunRecord",
     "RunStatus",
+    "StoreTimeoutError",
 ]
 
 RunStatus = Literal["running", "paused", "failed", "finished"]
@@ -162,6 +162,12 @@ class LeaseHeldError(CheckpointError):
     """Another live owner holds the thread's lease (`acquire`, or a write without a lease)."""
 
 
+class StoreTimeoutError(CheckpointError):
+    """A store call did not finish within its bound (what was left of the run's deadline, or
+    the store's `timeout`): the store did not answer in time. What it was writing may still land
+    later, fenced by the lease like every write."""
+
+
 class HeldLease(NamedTuple):
     """A thread's lease row as a store read it: the owner (None when free), the epoch (0 when
     never taken), the expiry, and the store's clock at the read (None: this host's clock)."""
@@ -210,127 +216,3 @@ class HeldLease(NamedTuple):
 
 def _is_this_process(owner: Owner) -> bool:
     return owner.pid == os.getpid() and owner.host == socket.gethostname()
-
-
-class BaseCheckpointer(ABC):
-    """A store of durable runs, one lease-holder at a time per thread.
-
-    A store implements `acquire`, `renew`, `release`, `get`, `create`, `update`, `append`,
-    `entries` and `list_runs` (and `delete` if it can). Leases: `acquire` succeeds when the thread
-    is free, released, expired, or held by a dead owner, and returns a lease whose `epoch` is one
-    more than any before it. A write given `lease=` checks, in its own transaction, that the lease
-    is still the thread's current one (same epoch and owner token) and otherwise raises
-    `LeaseLostError` having written nothing; an expired lease nobody took over still writes. A
-    write without a lease is refused (`CheckpointError`) while a live, unexpired lease is held by
-    another process. The executor calls these from one thread at a time per thread_id, except
-    `append`, which parallel tool calls of one run may call concurrently.
-
-    The `a`-prefixed twins call the sync methods inline by default: an embedded store (SQLite)
-    answers in microseconds, so a thread hop would cost more than it saves. A networked store
-    overrides them with native async I/O.
-    """
-
-    lease_ttl: float | None = None
-    """Seconds a lease lasts when `acquire`/`renew` get no `ttl`; None: no expiry."""
-
-    @abstractmethod
-    def acquire(self, thread_id: str, owner: Owner, *, ttl: float | None = None) -> Lease:
-        """Take the thread's lease, or raise CheckpointError if a live owner holds it."""
-
-    @abstractmethod
-    def renew(self, lease: Lease, *, ttl: float | None = None) -> Lease:
-        """The lease with a later expiry; LeaseLostError if it is no longer the current one."""
-
-    @abstractmethod
-    def release(self, lease: Lease) -> None:
-        """Give up the lease if it is still the current one (else do nothing)."""
-
-    @abstractmethod
-    def get(self, thread_id: str) -> RunRecord | None:
-        """The run saved under `thread_id`, or None."""
-
-    @abstractmethod
-    def create(self, record: RunRecord, *, lease: Lease | None = None) -> None:
-        """Save a new run; CheckpointError if the thread already has one."""
-
-    @abstractmethod
-    def update(
-        self, thread_id: str, status: RunStatus, *, lease: Lease | None = None, **fields: str | None
-    ) -> None:
-        """Set the run's status and any of `output`, `pending`, `error`."""
-
-    @abstractmethod
-    def append(self, thread_id: str, entry: JournalEntry, *, lease: Lease | None = None) -> None:
-        """Add one journal entry durably (its own transaction); a taken `seq` raises."""
-
-    @abstractmethod
-    def entries(self, thread_id: str) -> list[JournalEntry]:
-        """The thread's journal in `seq` order."""
-
-    @abstractmethod
-    def list_runs(self) -> list[RunRecord]:
-        """Every saved run, most recently updated first."""
-
-    def delete(self, thread_id: str) -> None:
-        """Forget a run (its record, journal and lease holder; the epoch stays)."""
-        raise NotImplementedError(f"{type(self).__name__} cannot delete runs")
-
-    def break_lease(self, thread_id: str) -> Owner | None:
-        """Free the thread's lease whoever holds it and return that holder (None: it was free);
-        the epoch stays, so the old holder writes nothing more. For a holder that died where
-        `Owner.is_alive` cannot tell (another host). CheckpointError if a live process on this
-        host holds it."""
-        raise NotImplementedError(f"{type(self).__name__} cannot break leases")
-
-    def close(self) -> None:  # noqa: B027 (optional: a store with nothing open keeps it)
-        """Give back what the store holds open (connections); it reopens on next use."""
-
-    async def aclose(self) -> None:
-        """Async twin of `close`."""
-        self.close()
-
-    # -- async twins: inline by default (see the class docstring) -------------------------------
-
-    async def aacquire(self, thread_id: str, owner: Owner, *, ttl: float | None = None) -> Lease:
-        """Async twin of `acquire`."""
-        return self.acquire(thread_id, owner, ttl=ttl)
-
-    async def arenew(self, lease: Lease, *, ttl: float | None = None) -> Lease:
-        """Async twin of `renew`."""
-        return self.renew(lease, ttl=ttl)
-
-    async def arelease(self, lease: Lease) -> None:
-        """Async twin of `release`."""
-        self.release(lease)
-
-    async def aget(self, thread_id: str) -> RunRecord | None:
-        """Async twin of `get`."""
-        return self.get(thread_id)
-
-    async def acreate(self, record: RunRecord, *, lease: Lease | None = None) -> None:
-        """Async twin of `create`."""
-        self.create(record, lease=lease)
-
-    async def aupdate(
-        self, thread_id: str, status: RunStatus, *, lease: Lease | None = None, **fields: str | None
-    ) -> None:
-        """Async twin of `update`."""
-        self.update(thread_id, status, lease=lease, **fields)
-
-    async def aappend(
-        self, thread_id: str, entry: JournalEntry, *, lease: Lease | None = None
-    ) -> None:
-        """Async twin of `append`."""
-        self.append(thread_id, entry, lease=lease)
-
-    async def aentries(self, thread_id: str) -> list[JournalEntry]:
-        """Async twin of `entries`."""
-        return self.entries(thread_id)
-
-    async def alist_runs(self) -> list[RunRecord]:
-        """Async twin of `list_runs`."""
-        return self.list_runs()
-
-    async def adelete(self, thread_id: str) -> None:
-        """Async twin of `delete`."""
-        self.delete(thread_id)

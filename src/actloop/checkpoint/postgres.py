@@ -11,12 +11,21 @@ store; `expires` in server epoch seconds). A fenced write locks the lease row `F
 take-over waits for it and a write racing a take-over finds the new epoch and writes nothing.
 A schema holding other tables, a newer version, or a damaged layout raises `CheckpointError` and
 is never written to; an older version is brought up to date by `_MIGRATIONS`, in one transaction.
+
+Bounds: every call finishes within its `timeout` (the run's remaining deadline, else the store's
+`timeout`, 30 s) whatever the server does. The async path awaits psycopg's async pool under that
+bound (a call still waiting then is cancelled and left to finish on its own); the sync path runs
+the sync pool's call on a daemon worker, waited for as long. Beneath that, every connection has a
+`connect_timeout`, TCP keepalives (a dead host is noticed in about 30 s) and a server-side
+`statement_timeout` of the store's `timeout` (a lock wait or a slow statement ends there too);
+each only where the connection string does not set it already.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import re
 import threading
@@ -27,7 +36,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from actloop.checkpoint._base import (
-    BaseCheckpointer,
     HeldLease,
     JournalEntry,
     Lease,
@@ -36,6 +44,8 @@ from actloop.checkpoint._base import (
     RunRecord,
     RunStatus,
 )
+from actloop.checkpoint._bounds import late, on_worker, within
+from actloop.checkpoint._store import BaseCheckpointer
 from actloop.exceptions import CheckpointError, ConfigurationError
 
 if TYPE_CHECKING:
@@ -122,17 +132,20 @@ class PostgresCheckpointer(BaseCheckpointer):
         lease_ttl: float | None = 30.0,
         max_connections: int = 8,
         connect_timeout: float = 10.0,
+        timeout: float = 30.0,
     ) -> None:
         if not _NAME.fullmatch(schema):
             raise ValueError(f"schema={schema!r}: use lower-case letters, digits and _")
         self.conninfo, self.schema, self.lease_ttl = conninfo, schema, lease_ttl
         self.max_connections, self.connect_timeout = max_connections, connect_timeout
+        self.timeout = timeout
         self._lock = threading.Lock()
         self._pool: ConnectionPool | None = None
         self._pid = 0
-        self._apools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncConnectionPool] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._apools: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, asyncio.Task[AsyncConnectionPool]
+        ] = weakref.WeakKeyDictionary()
+        self._kwargs: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         return f"PostgresCheckpointer({_redacted(self.conninfo)!r})"
@@ -150,13 +163,33 @@ class PostgresCheckpointer(BaseCheckpointer):
             yield
         except psycopg.errors.UniqueViolation:
             raise
-        except (psycopg.OperationalError, pool.PoolTimeout) as exc:
+        except pool.PoolTimeout as exc:
+            raise late(f"{self._where()} (no connection: {exc})", self.timeout) from exc
+        except psycopg.OperationalError as exc:
             raise CheckpointError(f"{self._where()} is unreachable: {exc}") from exc
         except psycopg.Error as exc:
             raise CheckpointError(f"{self._where()} failed: {exc}") from exc
 
     def _connect_kwargs(self) -> dict[str, Any]:
-        return {"autocommit": True, "connect_timeout": max(1, round(self.connect_timeout))}
+        """Autocommit and the connect timeout, plus each bound the connection string leaves out:
+        TCP keepalives and a server-side statement timeout of the store's `timeout`."""
+        if self._kwargs is not None:
+            return self._kwargs
+        psycopg, _ = _psycopg()
+        given = psycopg.conninfo.conninfo_to_dict(self.conninfo)
+        kwargs: dict[str, Any] = {
+            "autocommit": True,
+            "connect_timeout": max(1, round(self.connect_timeout)),
+        }
+        keepalives = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5,
+                      "keepalives_count": 3}  # fmt: skip
+        kwargs.update({k: v for k, v in keepalives.items() if k not in given})
+        options = str(given.get("options") or "")
+        if "statement_timeout" not in options:
+            limit = f"-c statement_timeout={max(1, round(self.timeout * 1000))}"
+            kwargs["options"] = f"{options} {limit}".strip()
+        self._kwargs = kwargs
+        return kwargs
 
     def _sync_pool(self) -> ConnectionPool:
         if self._pool is not None and self._pid == os.getpid():
@@ -183,10 +216,15 @@ class PostgresCheckpointer(BaseCheckpointer):
         return self._pool
 
     async def _async_pool(self) -> AsyncConnectionPool:
+        """This event loop's pool, opened once (callers that arrive while it opens wait for it;
+        a failed opening is tried again by the next call)."""
         loop = asyncio.get_running_loop()
-        pool = self._apools.get(loop)
-        if pool is not None:
-            return pool
+        task = self._apools.get(loop)
+        if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
+            task = self._apools[loop] = loop.create_task(self._open_async_pool())
+        return await asyncio.shield(task)
+
+    async def _open_async_pool(self) -> AsyncConnectionPool:
         psycopg, pools = _psycopg()
         conn = await psycopg.AsyncConnection.connect(self.conninfo, **self._connect_kwargs())
         async with conn, conn.transaction():
@@ -201,20 +239,32 @@ class PostgresCheckpointer(BaseCheckpointer):
             name="actloop-checkpoint",
         )
         await pool.open()
-        self._apools[loop] = pool
         return pool
 
-    def _run(self, op: _Op[_T], *, transaction: bool = True) -> _T:
-        with self._errors(), self._sync_pool().connection() as conn:
+    def _run(self, op: _Op[_T], *, transaction: bool = True, timeout: float | None = None) -> _T:
+        """Run `op` on the sync pool, on a daemon worker waited for at most the call's bound."""
+        limit = self.bound(timeout)
+        call = functools.partial(self._run_now, op, transaction, limit)
+        return on_worker(call, limit, self._where())
+
+    def _run_now(self, op: _Op[_T], transaction: bool, limit: float) -> _T:
+        with self._errors(), self._sync_pool().connection(timeout=limit) as conn:
             if not transaction:
                 return _drive(conn, op)
             with conn.transaction():
                 return _drive(conn, op)
 
-    async def _arun(self, op: _Op[_T], *, transaction: bool = True) -> _T:
+    async def _arun(
+        self, op: _Op[_T], *, transaction: bool = True, timeout: float | None = None
+    ) -> _T:
+        """Run `op` on this loop's async pool, awaited for at most the call's bound."""
+        limit = self.bound(timeout)
+        return await within(self._arun_now(op, transaction, limit), limit, self._where())
+
+    async def _arun_now(self, op: _Op[_T], transaction: bool, limit: float) -> _T:
         with self._errors():
             pool = await self._async_pool()
-            async with pool.connection() as conn:
+            async with pool.connection(timeout=limit) as conn:
                 if not transaction:
                     return await _adrive(conn, op)
                 async with conn.transaction():
@@ -229,9 +279,9 @@ class PostgresCheckpointer(BaseCheckpointer):
 
     async def aclose(self) -> None:
         """Close the async pool of the running event loop, and the sync pool."""
-        pool = self._apools.pop(asyncio.get_running_loop(), None)
-        if pool is not None:
-            await pool.close()
+        task = self._apools.pop(asyncio.get_running_loop(), None)
+        if task is not None and task.done() and not task.cancelled() and not task.exception():
+            await task.result().close()
         self.close()
 
     # -- schema --------------------------------------------------------------------------------
@@ -334,29 +384,47 @@ class PostgresCheckpointer(BaseCheckpointer):
             (lease.thread_id, lease.owner.token, lease.epoch),
         )
 
-    def acquire(self, thread_id: str, owner: Owner, *, ttl: float | None = None) -> Lease:
+    def acquire(
+        self,
+        thread_id: str,
+        owner: Owner,
+        *,
+        ttl: float | None = None,
+        timeout: float | None = None,
+    ) -> Lease:
         """Take the thread's lease when free, released, expired or held by a dead process."""
-        return self._run(self._acquire(thread_id, owner, self._ttl(ttl)))
+        return self._run(self._acquire(thread_id, owner, self._ttl(ttl)), timeout=timeout)
 
-    async def aacquire(self, thread_id: str, owner: Owner, *, ttl: float | None = None) -> Lease:
+    async def aacquire(
+        self,
+        thread_id: str,
+        owner: Owner,
+        *,
+        ttl: float | None = None,
+        timeout: float | None = None,
+    ) -> Lease:
         """Async twin of `acquire`."""
-        return await self._arun(self._acquire(thread_id, owner, self._ttl(ttl)))
+        return await self._arun(self._acquire(thread_id, owner, self._ttl(ttl)), timeout=timeout)
 
-    def renew(self, lease: Lease, *, ttl: float | None = None) -> Lease:
+    def renew(
+        self, lease: Lease, *, ttl: float | None = None, timeout: float | None = None
+    ) -> Lease:
         """The lease with a new expiry (now + ttl); LeaseLostError if it is no longer current."""
-        return self._run(self._renew(lease, self._ttl(ttl)))
+        return self._run(self._renew(lease, self._ttl(ttl)), timeout=timeout)
 
-    async def arenew(self, lease: Lease, *, ttl: float | None = None) -> Lease:
+    async def arenew(
+        self, lease: Lease, *, ttl: float | None = None, timeout: float | None = None
+    ) -> Lease:
         """Async twin of `renew`."""
-        return await self._arun(self._renew(lease, self._ttl(ttl)))
+        return await self._arun(self._renew(lease, self._ttl(ttl)), timeout=timeout)
 
-    def release(self, lease: Lease) -> None:
+    def release(self, lease: Lease, *, timeout: float | None = None) -> None:
         """Give up the lease if it is still current; the epoch stays for the next owner."""
-        self._run(self._release(lease), transaction=False)
+        self._run(self._release(lease), transaction=False, timeout=timeout)
 
-    async def arelease(self, lease: Lease) -> None:
+    async def arelease(self, lease: Lease, *, timeout: float | None = None) -> None:
         """Async twin of `release`."""
-        await self._arun(self._release(lease), transaction=False)
+        await self._arun(self._release(lease), transaction=False, timeout=timeout)
 
     # -- runs ----------------------------------------------------------------------------------
 
@@ -379,21 +447,21 @@ class PostgresCheckpointer(BaseCheckpointer):
     def _list(self) -> _Op[list[RunRecord]]:
         return (yield from self._select("ORDER BY updated DESC, r.thread_id", ()))
 
-    def get(self, thread_id: str) -> RunRecord | None:
+    def get(self, thread_id: str, *, timeout: float | None = None) -> RunRecord | None:
         """The run saved under `thread_id`, or None."""
-        return self._run(self._get(thread_id), transaction=False)
+        return self._run(self._get(thread_id), transaction=False, timeout=timeout)
 
-    async def aget(self, thread_id: str) -> RunRecord | None:
+    async def aget(self, thread_id: str, *, timeout: float | None = None) -> RunRecord | None:
         """Async twin of `get`."""
-        return await self._arun(self._get(thread_id), transaction=False)
+        return await self._arun(self._get(thread_id), transaction=False, timeout=timeout)
 
-    def list_runs(self) -> list[RunRecord]:
+    def list_runs(self, *, timeout: float | None = None) -> list[RunRecord]:
         """Every saved run, most recently updated first."""
-        return self._run(self._list(), transaction=False)
+        return self._run(self._list(), transaction=False, timeout=timeout)
 
-    async def alist_runs(self) -> list[RunRecord]:
+    async def alist_runs(self, *, timeout: float | None = None) -> list[RunRecord]:
         """Async twin of `list_runs`."""
-        return await self._arun(self._list(), transaction=False)
+        return await self._arun(self._list(), transaction=False, timeout=timeout)
 
     def _create(self, record: RunRecord, lease: Lease | None) -> _Op[None]:
         yield from _check_write(self.schema, record.thread_id, lease)
@@ -406,13 +474,17 @@ class PostgresCheckpointer(BaseCheckpointer):
         if found.rowcount != 1:
             raise CheckpointError(f"thread {record.thread_id!r} already has a run")
 
-    def create(self, record: RunRecord, *, lease: Lease | None = None) -> None:
+    def create(
+        self, record: RunRecord, *, lease: Lease | None = None, timeout: float | None = None
+    ) -> None:
         """Save a new run (status as given)."""
-        self._run(self._create(record, lease))
+        self._run(self._create(record, lease), timeout=timeout)
 
-    async def acreate(self, record: RunRecord, *, lease: Lease | None = None) -> None:
+    async def acreate(
+        self, record: RunRecord, *, lease: Lease | None = None, timeout: float | None = None
+    ) -> None:
         """Async twin of `create`."""
-        await self._arun(self._create(record, lease))
+        await self._arun(self._create(record, lease), timeout=timeout)
 
     def _update(
         self, thread_id: str, status: RunStatus, lease: Lease | None, fields: dict[str, str | None]
@@ -428,16 +500,28 @@ class PostgresCheckpointer(BaseCheckpointer):
         )
 
     def update(
-        self, thread_id: str, status: RunStatus, *, lease: Lease | None = None, **fields: str | None
+        self,
+        thread_id: str,
+        status: RunStatus,
+        *,
+        lease: Lease | None = None,
+        timeout: float | None = None,
+        **fields: str | None,
     ) -> None:
         """Set the status; `output`, `pending` and `error` are replaced (missing ones cleared)."""
-        self._run(self._update(thread_id, status, lease, fields))
+        self._run(self._update(thread_id, status, lease, fields), timeout=timeout)
 
     async def aupdate(
-        self, thread_id: str, status: RunStatus, *, lease: Lease | None = None, **fields: str | None
+        self,
+        thread_id: str,
+        status: RunStatus,
+        *,
+        lease: Lease | None = None,
+        timeout: float | None = None,
+        **fields: str | None,
     ) -> None:
         """Async twin of `update`."""
-        await self._arun(self._update(thread_id, status, lease, fields))
+        await self._arun(self._update(thread_id, status, lease, fields), timeout=timeout)
 
     def _delete(self, thread_id: str) -> _Op[None]:
         for table in ("runs", "entries"):
@@ -446,13 +530,13 @@ class PostgresCheckpointer(BaseCheckpointer):
             f"UPDATE {self.schema}.leases SET {_RELEASED} WHERE thread_id=%s", (thread_id,)
         )
 
-    def delete(self, thread_id: str) -> None:
+    def delete(self, thread_id: str, *, timeout: float | None = None) -> None:
         """Forget a run: its record, journal and lease holder (the epoch stays)."""
-        self._run(self._delete(thread_id))
+        self._run(self._delete(thread_id), timeout=timeout)
 
-    async def adelete(self, thread_id: str) -> None:
+    async def adelete(self, thread_id: str, *, timeout: float | None = None) -> None:
         """Async twin of `delete`."""
-        await self._arun(self._delete(thread_id))
+        await self._arun(self._delete(thread_id), timeout=timeout)
 
     # -- journal -------------------------------------------------------------------------------
 
@@ -483,23 +567,37 @@ class PostgresCheckpointer(BaseCheckpointer):
             "process wrote to this run"
         )
 
-    def append(self, thread_id: str, entry: JournalEntry, *, lease: Lease | None = None) -> None:
+    def append(
+        self,
+        thread_id: str,
+        entry: JournalEntry,
+        *,
+        lease: Lease | None = None,
+        timeout: float | None = None,
+    ) -> None:
         """Add one entry in its own transaction, stamped with the lease's epoch."""
         psycopg, _ = _psycopg()
         try:
             fenced = lease is not None and lease.thread_id == thread_id
-            self._run(self._append(thread_id, entry, lease), transaction=not fenced)
+            op = self._append(thread_id, entry, lease)
+            self._run(op, transaction=not fenced, timeout=timeout)
         except psycopg.errors.UniqueViolation as exc:
             raise self._duplicate(thread_id, entry) from exc
 
     async def aappend(
-        self, thread_id: str, entry: JournalEntry, *, lease: Lease | None = None
+        self,
+        thread_id: str,
+        entry: JournalEntry,
+        *,
+        lease: Lease | None = None,
+        timeout: float | None = None,
     ) -> None:
         """Async twin of `append`."""
         psycopg, _ = _psycopg()
         try:
             fenced = lease is not None and lease.thread_id == thread_id
-            await self._arun(self._append(thread_id, entry, lease), transaction=not fenced)
+            op = self._append(thread_id, entry, lease)
+            await self._arun(op, transaction=not fenced, timeout=timeout)
         except psycopg.errors.UniqueViolation as exc:
             raise self._duplicate(thread_id, entry) from exc
 
@@ -511,13 +609,13 @@ class PostgresCheckpointer(BaseCheckpointer):
         )
         return [JournalEntry(*row) for row in found.rows]
 
-    def entries(self, thread_id: str) -> list[JournalEntry]:
+    def entries(self, thread_id: str, *, timeout: float | None = None) -> list[JournalEntry]:
         """The thread's journal in order."""
-        return self._run(self._entries(thread_id), transaction=False)
+        return self._run(self._entries(thread_id), transaction=False, timeout=timeout)
 
-    async def aentries(self, thread_id: str) -> list[JournalEntry]:
+    async def aentries(self, thread_id: str, *, timeout: float | None = None) -> list[JournalEntry]:
         """Async twin of `entries`."""
-        return await self._arun(self._entries(thread_id), transaction=False)
+        return await self._arun(self._entries(thread_id), transaction=False, timeout=timeout)
 
 
 # -- drivers of an operation ----------------------------------------------------------------------

@@ -7,24 +7,30 @@ and `entries` work on a file this user may not write (falling back to `immutable
 cannot create the `-shm` file and no `-wal` file holds unmerged pages). A file with a hot rollback
 journal over what was an empty file (a process was killed creating its checkpoint) skips the look:
 only a read-write connection can roll it back.
+
+Bounds: every call waits at most its `timeout` (the run's remaining deadline, else the store's
+`timeout`, 30 s): for the store's lock (one connection, shared by threads) and, as SQLite's busy
+timeout, for another process's write lock on the file. The async twins first try the call inline
+without waiting at all (a local write takes microseconds); only when it would wait (the lock is
+held, the file is busy, the file is not open yet) does it go to a daemon worker, bounded the same.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import socket
 import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from actloop.checkpoint._base import (
-    BaseCheckpointer,
     HeldLease,
     JournalEntry,
     Lease,
@@ -32,7 +38,10 @@ from actloop.checkpoint._base import (
     Owner,
     RunRecord,
     RunStatus,
+    StoreTimeoutError,
 )
+from actloop.checkpoint._bounds import in_worker, late
+from actloop.checkpoint._store import BaseCheckpointer
 from actloop.exceptions import CheckpointError
 
 __all__ = ["SqliteCheckpointer"]
@@ -62,6 +71,7 @@ _WRITE_FAILED = (10, 13)
 """SQLITE_IOERR and SQLITE_FULL: a write failed (disk full, I/O error); the file is not corrupt."""
 _RELEASED = "pid=NULL, host=NULL, started=NULL, token=NULL, expires=NULL"
 _RUN_COLUMNS = "r.thread_id, status, inputs, fingerprint, output, pending, error, created, updated"
+_T = TypeVar("_T")
 
 
 class SqliteCheckpointer(BaseCheckpointer):
@@ -74,6 +84,7 @@ class SqliteCheckpointer(BaseCheckpointer):
         synchronous: str = "NORMAL",
         lease_ttl: float | None = None,
         read_only: bool = False,
+        timeout: float = 30.0,
     ) -> None:
         if synchronous.upper() not in ("NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous={synchronous!r}: use 'NORMAL', 'FULL' or 'EXTRA'")
@@ -82,9 +93,12 @@ class SqliteCheckpointer(BaseCheckpointer):
         self.lease_ttl = lease_ttl
         self.read_only = read_only
         """Open the file read-only: reads work without write access, every write is refused."""
+        self.timeout = timeout
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._pid = 0
+        self._busy_ms = -1
+        """The connection's busy timeout now (set per call, to that call's bound)."""
 
     def __repr__(self) -> str:
         return f"SqliteCheckpointer({str(self.path)!r})"
@@ -92,31 +106,61 @@ class SqliteCheckpointer(BaseCheckpointer):
     # -- connection ----------------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def _db(self, write: bool = False) -> Generator[sqlite3.Connection]:
-        """The connection under the lock; a write runs in one IMMEDIATE transaction."""
-        with self._lock, self._errors():
-            conn = self._connection()
-            if not write:
-                yield conn
-                return
-            conn.execute("BEGIN IMMEDIATE")
+    def _db(self, wait: float, write: bool = False) -> Generator[sqlite3.Connection]:
+        """The connection under the lock, waiting at most `wait` seconds for the lock and for the
+        file (StoreTimeoutError after); a write runs in one IMMEDIATE transaction."""
+        acquired = self._lock.acquire(timeout=wait) if wait > 0 else self._lock.acquire(False)
+        if not acquired:
+            raise late(repr(self), wait)
+        try:
+            with self._errors(wait):
+                conn = self._connection(wait)
+                self._busy(conn, wait)
+                if not write:
+                    yield conn
+                    return
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                except BaseException:
+                    conn.rollback()
+                    raise
+                conn.commit()
+        finally:
+            self._lock.release()
+
+    def _busy(self, conn: sqlite3.Connection, wait: float) -> None:
+        """Make SQLite wait at most `wait` seconds for another process's lock on the file."""
+        ms = round(wait * 1000)
+        if ms != self._busy_ms:
+            conn.execute(f"PRAGMA busy_timeout={ms}")
+            self._busy_ms = ms
+
+    def _call(self, fn: Callable[..., _T], timeout: float | None, *args: Any) -> _T:
+        """`fn(*args, wait)` with the call's bound."""
+        return fn(*args, self.bound(timeout))
+
+    async def _acall(self, fn: Callable[..., _T], timeout: float | None, *args: Any) -> _T:
+        """`fn(*args, wait)` inline when it need not wait, else on a worker (see the module)."""
+        if self._conn is not None and self._pid == os.getpid():
             try:
-                yield conn
-            except BaseException:
-                conn.rollback()
-                raise
-            conn.commit()
+                return fn(*args, 0.0)
+            except StoreTimeoutError:
+                pass  # it would have waited: nothing was done
+        limit = self.bound(timeout)
+        return await in_worker(functools.partial(fn, *args, limit), limit, repr(self))
 
     @contextlib.contextmanager
-    def _errors(self) -> Generator[None]:
-        """Turn SQLite failures into CheckpointError naming the file."""
+    def _errors(self, wait: float) -> Generator[None]:
+        """Turn SQLite failures into CheckpointError naming the file (a file still busy after the
+        call's bound: StoreTimeoutError)."""
         try:
             yield
         except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
             raise
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
-                raise CheckpointError(f"checkpoint file {self.path} is busy: {exc}") from exc
+                raise late(f"checkpoint file {self.path} (busy: {exc})", wait) from exc
             if "readonly" in str(exc) or "read-only" in str(exc):
                 raise CheckpointError(
                     f"checkpoint file {self.path} cannot be written ({exc}); it was left untouched"
@@ -140,12 +184,15 @@ class SqliteCheckpointer(BaseCheckpointer):
             f"checkpoint file {self.path} is corrupt or unreadable ({exc}); it was left untouched"
         )
 
-    def _connection(self) -> sqlite3.Connection:
+    def _connection(self, wait: float) -> sqlite3.Connection:
         if self._conn is not None and self._pid == os.getpid():
             return self._conn
+        if wait <= 0:  # opening checks the whole file: never inline on an event loop
+            raise late(repr(self), wait)
+        self._busy_ms = round(wait * 1000)
         checked = self.read_only or (_has_content(self.path) and not _creation_cut(self.path))
         if checked:
-            look = self._open_read_only()
+            look = self._open_read_only(wait)
             try:
                 self._check_existing(look)
             except BaseException:
@@ -156,7 +203,7 @@ class SqliteCheckpointer(BaseCheckpointer):
                 return look
             look.close()
         conn = sqlite3.connect(
-            self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+            self.path, timeout=wait, isolation_level=None, check_same_thread=False
         )
         conn.execute("PRAGMA query_only=1")  # nothing is written before the file is checked
         try:
@@ -169,13 +216,13 @@ class SqliteCheckpointer(BaseCheckpointer):
         self._conn, self._pid = conn, os.getpid()
         return conn
 
-    def _open_read_only(self) -> sqlite3.Connection:
+    def _open_read_only(self, wait: float) -> sqlite3.Connection:
         """A connection that cannot write the file (nor merge or delete its WAL)."""
         if not self.path.is_file():
             raise CheckpointError(f"no checkpoint file at {self.path}")
         uri = "file:" + urllib.parse.quote(os.fsencode(self.path.absolute()))
         conn = sqlite3.connect(
-            f"{uri}?mode=ro", uri=True, timeout=30.0, isolation_level=None, check_same_thread=False
+            f"{uri}?mode=ro", uri=True, timeout=wait, isolation_level=None, check_same_thread=False
         )
         try:
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -281,10 +328,9 @@ class SqliteCheckpointer(BaseCheckpointer):
             raise ValueError(f"ttl={ttl!r}: a lease lasts zero seconds or more (None: no expiry)")
         return None if ttl is None else time.time() + ttl
 
-    def acquire(self, thread_id: str, owner: Owner, *, ttl: float | None = None) -> Lease:
-        """Take the thread's lease when free, released, expired or held by a dead process."""
+    def _acquire(self, thread_id: str, owner: Owner, ttl: float | None, wait: float) -> Lease:
         expires = self._expiry(ttl)
-        with self._db(write=True) as conn:
+        with self._db(wait, write=True) as conn:
             held = _held(conn, thread_id)
             if held.owner is not None and held.owner.token != owner.token and held.live():
                 raise held.busy(thread_id)
@@ -296,29 +342,69 @@ class SqliteCheckpointer(BaseCheckpointer):
             )  # fmt: skip
         return lease
 
-    def renew(self, lease: Lease, *, ttl: float | None = None) -> Lease:
-        """The lease with a new expiry (now + ttl); LeaseLostError if it is no longer current."""
+    def _renew(self, lease: Lease, ttl: float | None, wait: float) -> Lease:
         expires = self._expiry(ttl)
-        with self._db(write=True) as conn:
+        with self._db(wait, write=True) as conn:
             _check_lease(conn, lease)
             conn.execute(
                 "UPDATE leases SET expires=? WHERE thread_id=?", (expires, lease.thread_id)
             )
         return replace(lease, expires=expires)
 
-    def release(self, lease: Lease) -> None:
-        """Give up the lease if it is still current; the epoch stays for the next owner."""
-        with self._db(write=True) as conn:
+    def _release(self, lease: Lease, wait: float) -> None:
+        with self._db(wait, write=True) as conn:
             conn.execute(
                 f"UPDATE leases SET {_RELEASED} WHERE thread_id=? AND token=? AND epoch=?",
                 (lease.thread_id, lease.owner.token, lease.epoch),
             )
 
-    def break_lease(self, thread_id: str) -> Owner | None:
+    def acquire(
+        self,
+        thread_id: str,
+        owner: Owner,
+        *,
+        ttl: float | None = None,
+        timeout: float | None = None,
+    ) -> Lease:
+        """Take the thread's lease when free, released, expired or held by a dead process."""
+        return self._call(self._acquire, timeout, thread_id, owner, ttl)
+
+    async def aacquire(
+        self,
+        thread_id: str,
+        owner: Owner,
+        *,
+        ttl: float | None = None,
+        timeout: float | None = None,
+    ) -> Lease:
+        """Async twin of `acquire`."""
+        return await self._acall(self._acquire, timeout, thread_id, owner, ttl)
+
+    def renew(
+        self, lease: Lease, *, ttl: float | None = None, timeout: float | None = None
+    ) -> Lease:
+        """The lease with a new expiry (now + ttl); LeaseLostError if it is no longer current."""
+        return self._call(self._renew, timeout, lease, ttl)
+
+    async def arenew(
+        self, lease: Lease, *, ttl: float | None = None, timeout: float | None = None
+    ) -> Lease:
+        """Async twin of `renew`."""
+        return await self._acall(self._renew, timeout, lease, ttl)
+
+    def release(self, lease: Lease, *, timeout: float | None = None) -> None:
+        """Give up the lease if it is still current; the epoch stays for the next owner."""
+        self._call(self._release, timeout, lease)
+
+    async def arelease(self, lease: Lease, *, timeout: float | None = None) -> None:
+        """Async twin of `release`."""
+        await self._acall(self._release, timeout, lease)
+
+    def break_lease(self, thread_id: str, *, timeout: float | None = None) -> Owner | None:
         """Free the thread's lease whoever holds it (a process on another host that died, say)
         and return that holder; the epoch stays, so the old holder can write nothing more.
         CheckpointError when the holder is a live process on this host: stop it first."""
-        with self._db(write=True) as conn:
+        with self._db(self.bound(timeout), write=True) as conn:
             held = _held(conn, thread_id)
             if held.owner is None:
                 return None
@@ -343,29 +429,42 @@ class SqliteCheckpointer(BaseCheckpointer):
 
     # -- runs ----------------------------------------------------------------------------------
 
-    def _select(self, where: str, args: tuple[Any, ...]) -> list[RunRecord]:
+    def _select(self, where: str, args: tuple[Any, ...], wait: float) -> list[RunRecord]:
         sql = (
             f"SELECT {_RUN_COLUMNS}, l.pid, l.host FROM runs r "
             f"LEFT JOIN leases l ON l.thread_id = r.thread_id {where}"
         )
-        with self._db() as conn:
+        with self._db(wait) as conn:
             rows = conn.execute(sql, args).fetchall()
         return [RunRecord(*r[:9], owner=None if r[9] is None else f"{r[9]}@{r[10]}") for r in rows]
 
-    def get(self, thread_id: str) -> RunRecord | None:
-        """The run saved under `thread_id`, or None."""
-        found = self._select("WHERE r.thread_id=?", (thread_id,))
+    def _get(self, thread_id: str, wait: float) -> RunRecord | None:
+        found = self._select("WHERE r.thread_id=?", (thread_id,), wait)
         return found[0] if found else None
 
-    def list_runs(self) -> list[RunRecord]:
-        """Every saved run, most recently updated first."""
-        return self._select("ORDER BY updated DESC, r.thread_id", ())
+    def _list(self, wait: float) -> list[RunRecord]:
+        return self._select("ORDER BY updated DESC, r.thread_id", (), wait)
 
-    def create(self, record: RunRecord, *, lease: Lease | None = None) -> None:
-        """Save a new run (status as given)."""
+    def get(self, thread_id: str, *, timeout: float | None = None) -> RunRecord | None:
+        """The run saved under `thread_id`, or None."""
+        return self._call(self._get, timeout, thread_id)
+
+    async def aget(self, thread_id: str, *, timeout: float | None = None) -> RunRecord | None:
+        """Async twin of `get`."""
+        return await self._acall(self._get, timeout, thread_id)
+
+    def list_runs(self, *, timeout: float | None = None) -> list[RunRecord]:
+        """Every saved run, most recently updated first."""
+        return self._call(self._list, timeout)
+
+    async def alist_runs(self, *, timeout: float | None = None) -> list[RunRecord]:
+        """Async twin of `list_runs`."""
+        return await self._acall(self._list, timeout)
+
+    def _create(self, record: RunRecord, lease: Lease | None, wait: float) -> None:
         now = time.time()
         try:
-            with self._db(write=True) as conn:
+            with self._db(wait, write=True) as conn:
                 self._check_write(conn, record.thread_id, lease)
                 conn.execute(
                     "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -375,14 +474,30 @@ class SqliteCheckpointer(BaseCheckpointer):
         except sqlite3.IntegrityError as exc:
             raise CheckpointError(f"thread {record.thread_id!r} already has a run") from exc
 
-    def update(
-        self, thread_id: str, status: RunStatus, *, lease: Lease | None = None, **fields: str | None
+    def create(
+        self, record: RunRecord, *, lease: Lease | None = None, timeout: float | None = None
     ) -> None:
-        """Set the status; `output`, `pending` and `error` are replaced (missing ones cleared)."""
+        """Save a new run (status as given)."""
+        self._call(self._create, timeout, record, lease)
+
+    async def acreate(
+        self, record: RunRecord, *, lease: Lease | None = None, timeout: float | None = None
+    ) -> None:
+        """Async twin of `create`."""
+        await self._acall(self._create, timeout, record, lease)
+
+    def _update(
+        self,
+        thread_id: str,
+        status: RunStatus,
+        lease: Lease | None,
+        fields: dict[str, str | None],
+        wait: float,
+    ) -> None:
         unknown = set(fields) - {"output", "pending", "error"}
         if unknown:
             raise TypeError(f"update() got unexpected fields {sorted(unknown)}")
-        with self._db(write=True) as conn:
+        with self._db(wait, write=True) as conn:
             self._check_write(conn, thread_id, lease)
             conn.execute(
                 "UPDATE runs SET status=?, output=?, pending=?, error=?, updated=? "
@@ -391,20 +506,52 @@ class SqliteCheckpointer(BaseCheckpointer):
                  time.time(), thread_id),
             )  # fmt: skip
 
-    def delete(self, thread_id: str) -> None:
-        """Forget a run: its record, journal and lease holder (the epoch stays)."""
-        with self._db(write=True) as conn:
+    def update(
+        self,
+        thread_id: str,
+        status: RunStatus,
+        *,
+        lease: Lease | None = None,
+        timeout: float | None = None,
+        **fields: str | None,
+    ) -> None:
+        """Set the status; `output`, `pending` and `error` are replaced (missing ones cleared)."""
+        self._call(self._update, timeout, thread_id, status, lease, fields)
+
+    async def aupdate(
+        self,
+        thread_id: str,
+        status: RunStatus,
+        *,
+        lease: Lease | None = None,
+        timeout: float | None = None,
+        **fields: str | None,
+    ) -> None:
+        """Async twin of `update`."""
+        await self._acall(self._update, timeout, thread_id, status, lease, fields)
+
+    def _delete(self, thread_id: str, wait: float) -> None:
+        with self._db(wait, write=True) as conn:
             for table in ("runs", "entries"):
                 conn.execute(f"DELETE FROM {table} WHERE thread_id=?", (thread_id,))
             conn.execute(f"UPDATE leases SET {_RELEASED} WHERE thread_id=?", (thread_id,))
 
+    def delete(self, thread_id: str, *, timeout: float | None = None) -> None:
+        """Forget a run: its record, journal and lease holder (the epoch stays)."""
+        self._call(self._delete, timeout, thread_id)
+
+    async def adelete(self, thread_id: str, *, timeout: float | None = None) -> None:
+        """Async twin of `delete`."""
+        await self._acall(self._delete, timeout, thread_id)
+
     # -- journal -------------------------------------------------------------------------------
 
-    def append(self, thread_id: str, entry: JournalEntry, *, lease: Lease | None = None) -> None:
-        """Add one entry in its own transaction, stamped with the lease's epoch."""
+    def _append(
+        self, thread_id: str, entry: JournalEntry, lease: Lease | None, wait: float
+    ) -> None:
         try:
             if lease is None or lease.thread_id != thread_id:
-                with self._db(write=True) as conn:
+                with self._db(wait, write=True) as conn:
                     self._check_write(conn, thread_id, lease)  # ValueError for another thread's
                     conn.execute(_INSERT_ENTRY, (thread_id, *entry))
                 return
@@ -412,32 +559,58 @@ class SqliteCheckpointer(BaseCheckpointer):
             # The hot path: one statement, so one transaction (autocommit), that writes only
             # under the current lease; when it writes nothing, the check says why.
             fence = (thread_id, lease.epoch, lease.owner.token)
-            with self._lock, self._errors():
-                written = self._connection().execute(
-                    _INSERT_FENCED_ENTRY, (thread_id, *entry, *fence)
-                )
-            if written.rowcount != 1:
-                with self._db() as conn:
+            with self._db(wait) as conn:
+                written = conn.execute(_INSERT_FENCED_ENTRY, (thread_id, *entry, *fence))
+                if written.rowcount != 1:
                     self._check_write(conn, thread_id, lease)  # raises LeaseLostError
-                raise LeaseLostError(  # epochs only grow: the lease cannot be current again
-                    f"thread {thread_id!r}: entry {entry.seq} was not written under the lease "
-                    f"of epoch {lease.epoch}"
-                )
+                    raise LeaseLostError(  # epochs only grow: the lease cannot be current again
+                        f"thread {thread_id!r}: entry {entry.seq} was not written under the lease "
+                        f"of epoch {lease.epoch}"
+                    )
         except sqlite3.IntegrityError as exc:
             raise CheckpointError(
                 f"journal entry {entry.seq} of thread {thread_id!r} already exists: another "
                 "process wrote to this run"
             ) from exc
 
-    def entries(self, thread_id: str) -> list[JournalEntry]:
-        """The thread's journal in order."""
-        with self._db() as conn:
+    def append(
+        self,
+        thread_id: str,
+        entry: JournalEntry,
+        *,
+        lease: Lease | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """Add one entry in its own transaction, stamped with the lease's epoch."""
+        self._call(self._append, timeout, thread_id, entry, lease)
+
+    async def aappend(
+        self,
+        thread_id: str,
+        entry: JournalEntry,
+        *,
+        lease: Lease | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """Async twin of `append`."""
+        await self._acall(self._append, timeout, thread_id, entry, lease)
+
+    def _entries(self, thread_id: str, wait: float) -> list[JournalEntry]:
+        with self._db(wait) as conn:
             rows = conn.execute(
                 "SELECT seq, kind, act, call, elapsed, data, epoch FROM entries "
                 "WHERE thread_id=? ORDER BY seq",
                 (thread_id,),
             ).fetchall()
         return [JournalEntry(*row) for row in rows]
+
+    def entries(self, thread_id: str, *, timeout: float | None = None) -> list[JournalEntry]:
+        """The thread's journal in order."""
+        return self._call(self._entries, timeout, thread_id)
+
+    async def aentries(self, thread_id: str, *, timeout: float | None = None) -> list[JournalEntry]:
+        """Async twin of `entries`."""
+        return await self._acall(self._entries, timeout, thread_id)
 
 
 _INSERT_ENTRY = "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?)"

@@ -22,20 +22,17 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.checkpoint import (
     BaseCheckpointer,
-    JournalEntry,
     RunRecord,
     SqliteCheckpointer,
     connect,
     is_postgres_url,
+    read_thread,
 )
 from actloop.cli._text import inert
-from actloop.exceptions import CheckpointError, ConfigurationError, OutputParserException
-from actloop.executor._durable import PAUSED_KEY
-from actloop.executor._journal import call_id, decode_plan
-from actloop.serialization import loads
+from actloop.exceptions import CheckpointError, ConfigurationError
+from actloop.executor import PAUSED_KEY
 
 if TYPE_CHECKING:
     from actloop.executor import AgentExecutor
@@ -53,7 +50,7 @@ class CliResult(NamedTuple):
 
 
 _DAMAGE = (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
-"""What decoding a hand-edited or damaged journal value can raise (SerializationError included)."""
+"""What reading a hand-edited or damaged saved value can raise."""
 
 
 def _open(path: str | os.PathLike[str], *, read_only: bool = False) -> BaseCheckpointer:
@@ -63,14 +60,6 @@ def _open(path: str | os.PathLike[str], *, read_only: bool = False) -> BaseCheck
     if not Path(path).is_file():
         raise CheckpointError(f"no checkpoint file at {path}")
     return SqliteCheckpointer(path, read_only=read_only)
-
-
-def _decode(text: str | None, what: str) -> Any:
-    """`loads(text)`, or CheckpointError naming the damaged value."""
-    try:
-        return loads(text or "null")
-    except _DAMAGE as exc:
-        raise CheckpointError(f"{what} is damaged ({type(exc).__name__}: {exc})") from None
 
 
 def _short(value: Any, width: int = _WIDTH) -> str:
@@ -110,88 +99,38 @@ def runs_list(path: str | os.PathLike[str]) -> CliResult:
 
 def _count(store: BaseCheckpointer, thread_id: str) -> str:
     try:
-        return str(len(_steps(store.entries(thread_id), thread_id)))
+        found = read_thread(store, thread_id)
     except CheckpointError:
         return "?"
-
-
-def _steps(entries: list[JournalEntry], thread_id: str) -> list[tuple[str, str, Any, str | None]]:
-    """(id, tool, input, observation text or None) for every call the journal planned;
-    CheckpointError naming the first entry that cannot be read."""
-    calls: list[tuple[str, str, Any, str | None]] = []
-    where: dict[tuple[int, int], int] = {}
-    act = 0
-    for entry in entries:
-        try:
-            act = _step(entry, act, calls, where)
-        except (CheckpointError, *_DAMAGE) as exc:
-            raise CheckpointError(
-                f"journal entry {entry.seq} of thread {thread_id!r} is damaged ({exc})"
-            ) from None
-    return calls
-
-
-def _step(
-    entry: JournalEntry,
-    act: int,
-    calls: list[tuple[str, str, Any, str | None]],
-    where: dict[tuple[int, int], int],
-) -> int:
-    """Fold one journal entry into `calls`; returns the next step number."""
-    if entry.kind == "plan":
-        plan = decode_plan(entry.data or "null")
-        if isinstance(plan, OutputParserException):
-            plan = [AgentAction("_Exception", "", str(plan))]
-        if isinstance(plan, AgentFinish):
-            return act
-        actions: list[Any] = plan if isinstance(plan, list) else [plan]  # pyright: ignore[reportUnknownVariableType]
-        for i, action in enumerate(actions):
-            if not isinstance(action, AgentAction):
-                raise TypeError(f"the plan holds a {type(action).__name__}, not an action")
-            where[act, i] = len(calls)
-            calls.append((call_id(act, i), action.tool, action.tool_input, None))
-        return act + 1
-    if entry.kind in ("obs", "decision") and (entry.act, entry.call) in where:
-        n = where[entry.act or 0, entry.call or 0]
-        ident, tool, tool_input, seen = calls[n]
-        value = loads(entry.data or "null")
-        if entry.kind == "obs":
-            calls[n] = (ident, tool, tool_input, _short(value))
-        elif value["decision"] == "edit":
-            calls[n] = (ident, tool, value["tool_input"], seen)
-    return act
+    return str(len(found.calls)) if found is not None else "?"
 
 
 def runs_show(path: str | os.PathLike[str], thread_id: str) -> CliResult:
     """A run's header, every step (tool, input, observation), pending calls and outcome."""
     try:
         with contextlib.closing(_open(path, read_only=True)) as store:
-            record = store.get(thread_id)
-            if record is None:
+            found = read_thread(store, thread_id)
+            if found is None:
                 raise CheckpointError(f"no run is saved under thread {thread_id!r} in {path}")
-            steps = _steps(store.entries(thread_id), thread_id)
-            where = f"the saved {{}} of thread {thread_id!r}"
-            inputs = _decode(record.inputs, where.format("inputs"))
-            pending = _decode(record.pending, where.format("pending calls"))
-            output = _decode(record.output, where.format("output"))
-            pending_lines = _pending_lines(pending) if record.pending else []
+            pending_lines = _pending_lines(found.pending) if found.record.pending else []
     except CheckpointError as exc:
         return CliResult(1, f"error: {exc}")
+    record = found.record
     lines = [
         f"thread:  {record.thread_id}",
         f"status:  {_status(record)}",
         f"created: {_when(record.created)}   updated: {_when(record.updated)}",
-        f"inputs:  {_short(inputs)}",
-        f"steps:   {len(steps)}",
+        f"inputs:  {_short(found.inputs)}",
+        f"steps:   {len(found.calls)}",
     ]
-    for ident, tool, tool_input, observation in steps:
-        shown = "(not finished)" if observation is None else observation
-        lines.append(f"  [{ident}] {tool}({_short(tool_input, 40)}) -> {shown}")
+    for call in found.calls:
+        shown = _short(call.observation) if call.finished else "(not finished)"
+        lines.append(f"  [{call.id}] {call.tool}({_short(call.tool_input, 40)}) -> {shown}")
     if pending_lines:
         lines.append("waiting for approval:")
         lines.extend(pending_lines)
     if record.output:
-        lines.append(f"output:  {_short(output, 200)}")
+        lines.append(f"output:  {_short(found.output, 200)}")
     if record.error:
         lines.append(f"error:   {record.error}")
     return CliResult(0, "\n".join(lines))

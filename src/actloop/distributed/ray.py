@@ -92,7 +92,7 @@ class Worker:
     async def _run_once(
         self, thread_id: str, inputs: dict[str, Any], decisions: dict[str, Any] | None
     ) -> dict[str, Any]:
-        record = self.store.get(thread_id)
+        record = await self.store.aget(thread_id)  # awaited: the actor's other runs go on
         config: Any = {"configurable": {"thread_id": thread_id}}
         if record is None:
             return await self.executor.ainvoke(inputs, config)

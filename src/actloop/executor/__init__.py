@@ -5,19 +5,25 @@ from actloop.executor._agent_executor import (
     AgentExecutorIterator,
     BaseMultiActionAgent,
     BaseSingleActionAgent,
+    Resume,
     RunnableAgent,
     RunnableMultiActionAgent,
 )
 from actloop.executor._chain_api import RUN_KEY, RunInfo
+from actloop.executor._journal import PAUSED_KEY
+from actloop.executor._run import RunView
 from actloop.executor.trim import TokenBudgetTrim
 
 __all__ = [
+    "PAUSED_KEY",
     "RUN_KEY",
     "AgentExecutor",
     "AgentExecutorIterator",
     "BaseMultiActionAgent",
     "BaseSingleActionAgent",
+    "Resume",
     "RunInfo",
+    "RunView",
     "RunnableAgent",
     "RunnableMultiActionAgent",
     "TokenBudgetTrim",

@@ -21,7 +21,8 @@ from actloop.executor._agents import (
 )
 from actloop.executor._chain_api import ChainCallAPI
 from actloop.executor._iterator import AgentExecutorIterator
-from actloop.executor._run import AgentRun
+from actloop.executor._journal import Resume
+from actloop.executor._run import AgentRun, astart_inputs, start_inputs
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import AddableDict
 from actloop.runnables._config import RunnableConfig, ensure_config
@@ -35,6 +36,7 @@ __all__ = [
     "AgentExecutorIterator",
     "BaseMultiActionAgent",
     "BaseSingleActionAgent",
+    "Resume",
     "RunnableAgent",
     "RunnableMultiActionAgent",
 ]
@@ -50,6 +52,13 @@ def _wrap_runnable(agent: Runnable[Any, Any], stream_runnable: bool) -> Agent:
         multi = False
     cls = RunnableMultiActionAgent if multi else RunnableAgent
     return cls(agent, stream_runnable=stream_runnable)
+
+
+def _on_thread(config: RunnableConfig | None, thread_id: str) -> RunnableConfig:
+    """`config` with `configurable.thread_id` set to `thread_id`."""
+    base: dict[str, Any] = dict(ensure_config(config))
+    base["configurable"] = {**base.get("configurable", {}), "thread_id": thread_id}
+    return cast(RunnableConfig, base)
 
 
 class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
@@ -148,9 +157,11 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
     def invoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        """Run the agent to the end; returns `{**inputs, **outputs}`."""
-        inputs = self.prep_inputs(input)
-        run = AgentRun(self, inputs, ensure_config(config))
+        """Run the agent to the end; returns `{**inputs, **outputs}`. A `Resume` input goes on
+        with the saved thread `config["configurable"]["thread_id"]`."""
+        config = ensure_config(config)
+        inputs, resume = start_inputs(self, input, config)
+        run = AgentRun(self, inputs, config, resume=resume)
         manager, finish = run.manager, None
         try:
             if manager is not None:
@@ -177,8 +188,9 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         """Run the agent to the end on the event loop; returns `{**inputs, **outputs}`."""
-        inputs = self.prep_inputs(input)
-        run = AgentRun(self, inputs, ensure_config(config))
+        config = ensure_config(config)
+        inputs, resume = await astart_inputs(self, input, config)
+        run = AgentRun(self, inputs, config, resume=resume)
         manager, finish = run.manager, None
         try:
             if manager is not None:
@@ -225,12 +237,10 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
         """Go on with the unfinished durable run `thread_id`; returns what `invoke` would.
 
         For a paused run: `approve` ids (or True for all), `reject` ids (or {id: reason}) and
-        `edit` {id: new tool input} decide the calls in its `pending_approvals`.
+        `edit` {id: new tool input} decide the calls in its `pending_approvals`. The same as
+        `invoke(Resume.of(approve, reject, edit), config)` with `thread_id` in the config.
         """
-        from actloop.executor._durable import resume_request
-
-        inputs, config = resume_request(self, thread_id, config, approve, reject, edit)
-        return self.invoke(inputs, config)
+        return self.invoke(Resume.of(approve, reject, edit), _on_thread(config, thread_id))
 
     async def aresume(
         self,
@@ -242,10 +252,8 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
         config: RunnableConfig | None = None,
     ) -> dict[str, Any]:
         """Async twin of `resume`."""
-        from actloop.executor._durable import resume_request
-
-        inputs, config = resume_request(self, thread_id, config, approve, reject, edit)
-        return await self.ainvoke(inputs, config)
+        resume = Resume.of(approve, reject, edit)
+        return await self.ainvoke(resume, _on_thread(config, thread_id))
 
     def iter(
         self,

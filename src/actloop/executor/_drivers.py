@@ -7,14 +7,17 @@ workers (`actloop.runnables._workers`), results in action order. With a deadline
 tool call runs on a worker and the driver stops waiting when the deadline passes: a hung call is
 abandoned, never joined (how it waits is in `_waits`). Async: calls are tasks; at the deadline
 pending tasks are cancelled.
-A durable run attaches `StepHooks` (`hooks`) that see each step and each call.
+
+A durable run is attached with `durable`: its effects come from the durable run (`flow`), which
+adds `Write` effects (journal entries to write) to the loop's, and its store calls (around each
+tool call, and for a `Write`) are carried out by the run's `SyncStore` or `AsyncStore`.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, cast
 
 from actloop.exceptions import OutputParserException
 from actloop.executor._loop import Act, ActTimeout, Done, Event, LoopCore, Plan, Stop, ToolCall
@@ -33,27 +36,12 @@ if TYPE_CHECKING:
     import asyncio
 
     from actloop.callbacks._manager import CallbackManager, RunManager
+    from actloop.executor._durable import DurableRun, Write
+    from actloop.executor._storage import AsyncStore, SyncStore
 
-__all__ = ["AsyncDriver", "StepHooks", "SyncDriver"]
+__all__ = ["AsyncDriver", "SyncDriver"]
 
 Calls = list[ToolCall]
-
-
-class StepHooks(Protocol):
-    """What a durable run does around a step: see the step, then each call before and after."""
-
-    def gate(self, calls: Calls) -> Calls:
-        """Before the step's tools run; may raise to pause or refuse the step."""
-        ...
-
-    def before_call(self, index: int, call: ToolCall) -> tuple[bool, Any]:
-        """(True, observation) for a call whose result is already known, which is not run;
-        else (False, ticket), the ticket going back to `after_call`."""
-        ...
-
-    def after_call(self, ticket: Any, index: int, call: ToolCall, observation: Any) -> None:
-        """A call returned `observation`."""
-        ...
 
 
 class _DriverBase:
@@ -74,7 +62,8 @@ class _DriverBase:
         self.verbose = verbose
         self.emit = emit
         """False when only the finish matters (invoke): no action/step events are built."""
-        self.hooks: StepHooks | None = None
+        self.flow: LoopCore | DurableRun = core
+        """Where effects come from and results go: the core, or a durable run around it."""
         self.timed = core.settings.max_execution_time is not None
         """Whether the run has a deadline (otherwise no clock reads for it)."""
         self.inputs = core.state.inputs
@@ -104,21 +93,28 @@ class _DriverBase:
 class SyncDriver(_DriverBase):
     """Runs the core on the calling thread; tools on daemon workers when several or deadlined."""
 
+    durable: SyncStore | None = None
+    """A durable run's store calls, when the run is durable."""
+
+    def attach(self, durable: SyncStore) -> None:
+        """Run a durable run: its effects, and its store calls around each tool call."""
+        self.durable, self.flow = durable, durable.run
+
     def events(self) -> Iterator[Event]:
         """Carry out effects until the run is done, yielding its events."""
-        core = self.core
+        core, flow = self.core, self.flow
         while True:
             stop_if_halted()
-            effect = core.next()
+            effect = flow.next()
             if type(effect) is Plan:
                 self._plan(effect)
             elif type(effect) is Act:
                 if not self.emit:
-                    core.send(self._act(effect.calls))
+                    flow.send(self._act(effect.calls))
                     continue
                 yield from core.announced(effect)
                 before = len(core.state.steps)
-                core.send(self._act(effect.calls))
+                flow.send(self._act(effect.calls))
                 yield from core.stepped(before)
             elif type(effect) is Done:
                 if self.run is not None:
@@ -127,8 +123,15 @@ class SyncDriver(_DriverBase):
                     )
                 yield ("finish", effect.finish)
                 return
+            elif type(effect) is Stop:
+                flow.send(self._stop(effect))
             else:
-                core.send(self._stop(effect))
+                self._write(effect)
+
+    def _write(self, effect: Write) -> None:
+        """A durable run's journal entries, written before the loop goes on."""
+        assert self.durable is not None
+        self.durable.carry(effect.ops)
 
     def _stop(self, effect: Stop) -> Any:
         """The stopped response; a `generate` call past the deadline gives way to `late_stop`."""
@@ -151,30 +154,33 @@ class SyncDriver(_DriverBase):
         except OutputParserException as exc:
             output = exc
         except Deadline:
-            self.core.deadline_passed()
+            self.flow.deadline_passed()
             return
-        self.core.send(output)
+        self.flow.send(output)
 
     def _plan_call(self, steps: list[Any]) -> Any:
         return self.agent.plan(steps, self._child(), **self.inputs)
 
     def _run_tool(self, call: ToolCall, index: int) -> Any:
-        hooks, ticket = self.hooks, None
-        if hooks is not None:
-            found, ticket = hooks.before_call(index, call)
+        durable, ticket = self.durable, cast(Any, None)
+        if durable is not None:
+            found, ticket = durable.carry(durable.run.before_call(index, call))
             if found:
                 return ticket
         stop_if_halted()
         if self.run is not None and self.core.fires_action(call, is_async=False):
             self.run.fire("on_agent_action", call.action, color="green")
-        observation = call.tool.run(call.tool_input, **self._tool_kwargs(call))
-        if hooks is not None:
-            hooks.after_call(ticket, index, call, observation)
+        kwargs = self._tool_kwargs(call)
+        if durable is not None and durable.run.lapsed():
+            durable.carry(durable.run.renew())
+        observation = call.tool.run(call.tool_input, **kwargs)
+        if durable is not None:
+            durable.carry(durable.run.after_call(ticket, index, call, observation))
         return observation
 
     def _act(self, calls: Calls) -> list[Any] | ActTimeout:
-        if self.hooks is not None:
-            calls = self.hooks.gate(calls)
+        if self.durable is not None:
+            calls = self.durable.run.gate(calls)
         remaining = self.core.remaining() if self.timed else None
         limit = 1 if len(calls) == 1 else self.core.window(len(calls))
         if remaining is None and limit == 1:
@@ -202,22 +208,29 @@ class SyncDriver(_DriverBase):
 class AsyncDriver(_DriverBase):
     """Runs the core on the event loop; tool calls are tasks, cancelled at the deadline."""
 
+    durable: AsyncStore | None = None
+    """A durable run's store calls, when the run is durable."""
+
+    def attach(self, durable: AsyncStore) -> None:
+        """Run a durable run: its effects, and its store calls around each tool call."""
+        self.durable, self.flow = durable, durable.run
+
     async def events(self) -> AsyncIterator[Event]:
         """Carry out effects until the run is done, yielding its events."""
-        core = self.core
+        core, flow = self.core, self.flow
         while True:
             stop_if_halted()
-            effect = core.next()
+            effect = flow.next()
             if type(effect) is Plan:
                 await self._plan(effect)
             elif type(effect) is Act:
                 if not self.emit:
-                    core.send(await self._act(effect.calls))
+                    flow.send(await self._act(effect.calls))
                     continue
                 for event in core.announced(effect):
                     yield event
                 before = len(core.state.steps)
-                core.send(await self._act(effect.calls))
+                flow.send(await self._act(effect.calls))
                 for event in core.stepped(before):
                     yield event
             elif type(effect) is Done:
@@ -227,8 +240,15 @@ class AsyncDriver(_DriverBase):
                     )
                 yield ("finish", effect.finish)
                 return
+            elif type(effect) is Stop:
+                flow.send(await self._stop(effect))
             else:
-                core.send(await self._stop(effect))
+                await self._write(effect)
+
+    async def _write(self, effect: Write) -> None:
+        """A durable run's journal entries, written (awaited) before the loop goes on."""
+        assert self.durable is not None
+        await self.durable.carry(effect.ops)
 
     async def _stop(self, effect: Stop) -> Any:
         """Async twin of `SyncDriver._stop` (`generate` awaits `areturn_stopped_response`)."""
@@ -254,14 +274,14 @@ class AsyncDriver(_DriverBase):
         except OutputParserException as exc:
             output = exc
         except Deadline:
-            self.core.deadline_passed()
+            self.flow.deadline_passed()
             return
-        self.core.send(output)
+        self.flow.send(output)
 
     async def _run_tool(self, call: ToolCall, index: int) -> Any:
-        hooks, ticket = self.hooks, None
-        if hooks is not None:
-            found, ticket = hooks.before_call(index, call)
+        durable, ticket = self.durable, cast(Any, None)
+        if durable is not None:
+            found, ticket = await durable.carry(durable.run.before_call(index, call))
             if found:
                 return ticket
         stop_if_halted()
@@ -269,9 +289,12 @@ class AsyncDriver(_DriverBase):
             await self.run.afire(
                 "on_agent_action", call.action, verbose=self.verbose, color="green"
             )
-        observation = await call.tool.arun(call.tool_input, **self._tool_kwargs(call))
-        if hooks is not None:
-            hooks.after_call(ticket, index, call, observation)
+        kwargs = self._tool_kwargs(call)
+        if durable is not None and durable.run.lapsed():
+            await durable.carry(durable.run.renew())
+        observation = await call.tool.arun(call.tool_input, **kwargs)
+        if durable is not None:
+            await durable.carry(durable.run.after_call(ticket, index, call, observation))
         return observation
 
     async def _run_tool_task(
@@ -294,8 +317,8 @@ class AsyncDriver(_DriverBase):
     async def _act(self, calls: Calls) -> list[Any] | ActTimeout:
         import asyncio
 
-        if self.hooks is not None:
-            calls = self.hooks.gate(calls)
+        if self.durable is not None:
+            calls = self.durable.run.gate(calls)
         remaining = self.core.remaining() if self.timed else None
         if remaining is None and len(calls) == 1:
             try:

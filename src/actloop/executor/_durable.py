@@ -1,15 +1,30 @@
-"""Durable runs: journaling hooks composed into any driver, and what `resume()` asks of them.
+"""Durable runs, written once and without I/O: this module decides what to read and write; the
+drivers carry it out (`_storage`: the sync driver with the store's sync methods, the async
+driver by awaiting its async twins, each call bounded by what is left of the run's deadline).
 
-A run (`_run.AgentRun`) becomes durable when its executor has a checkpointer and the config names
-a `configurable.thread_id`. A `DurableRun` takes the thread's lease, creates the run record (new
-run) or replays the journal (resume, see `_journal`), records a person's decisions, and then lets
-the ordinary SyncDriver/AsyncDriver loop go on with its step hooks: `gate` before a step's tools
-run (edits, approvals, unfinished unsafe calls), `before_call`/`after_call` around each tool call
-(known results, rejections, "start" and "obs" entries). Every write carries the run's lease, so a
-run whose lease was taken over is refused instead of writing twice. A step with a
-`requires_approval` call that has no decision pauses the run: `invoke` returns
+A run (`_run.AgentRun`) is durable when its executor has a checkpointer and the config names a
+`configurable.thread_id`. Its `DurableRun` wraps the loop core. Every transition that touches the
+store is an `Ops` generator, the shape of httpx's auth flows and of the Postgres store's
+operations: it yields a `StoreCall`, is sent the store's answer (or has its error thrown in), and
+returns its value. In order:
+
+    open()                      take the lease, read the record; create it (a new run), or
+                                replay the journal and record the decisions (a `Resume` input)
+    next() / send()             the loop's effects; a result that makes a journal entry (a plan,
+                                a stop, a deadline) is followed by a `Write` effect
+    gate(calls)                 before a step's tools run: pause for approval, refuse an unsafe
+                                repeat (no I/O: raises `Paused` or CheckpointError)
+    before_call / after_call    around each tool call: known results, rejections, "start" and
+                                "obs" entries
+    finished / pause / failed   the run record's end
+    close()                     give the lease back
+
+Every entry is made by `_entry` (numbered, dropped once the run closed) and every write carries
+the run's lease, so a run whose lease was taken over is refused instead of writing twice. A step
+with a `requires_approval` call that has no decision pauses the run: `invoke` returns
 `{**inputs, "pending_approvals": [{"id", "tool", "tool_input", "log"}], "thread_id", "status":
-"paused"}` and `resume(thread_id, approve=..., reject=..., edit=...)` goes on.
+"paused"}`, and a `Resume` input (`executor.resume(thread_id, approve=..., reject=..., edit=...)`)
+goes on.
 """
 
 from __future__ import annotations
@@ -18,120 +33,149 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Generator, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Generator, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, final
 
 from actloop.agents import AgentFinish
-from actloop.checkpoint import BaseCheckpointer, Lease, Owner, RunRecord
-from actloop.exceptions import CheckpointError, ConfigurationError
-from actloop.executor._journal import (
-    TOO_DEEP,
-    Clock,
-    Decision,
-    Journal,
-    JournalCore,
-    Request,
-    apply_edits,
-    approvals,
-    call_id,
-    encode,
-    fingerprint,
-    rejection,
-    rejections,
-    replay,
-    too_deep,
+from actloop.checkpoint import (
+    JournalEntry,
+    Lease,
+    Owner,
+    RunRecord,
+    StoreTimeoutError,
 )
-from actloop.executor._loop import Act, ToolCall
-from actloop.runnables._config import RunnableConfig, ensure_config
+from actloop.checkpoint._entries import encode, encode_decision, savable_plan
+from actloop.exceptions import CheckpointError
+from actloop.executor._approvals import Approvals, Paused
+from actloop.executor._journal import PAUSED_KEY, Clock, Resume, apply_edits, fingerprint, replay
+from actloop.executor._loop import Act, ActTimeout, Effect, LoopCore, ToolCall
 from actloop.serialization import dumps, loads
 
 if TYPE_CHECKING:
-    from actloop.executor import AgentExecutor
     from actloop.executor._run import AgentRun
 
 __all__ = [
+    "GRACE",
     "PAUSED_KEY",
     "DurableRun",
-    "Heartbeat",
-    "Paused",
+    "Ops",
+    "StoreCall",
+    "Write",
     "durable_run",
-    "resume_request",
+    "saved_inputs",
 ]
 
-PAUSED_KEY = "pending_approvals"
-"""Key of a paused run's result that lists the calls waiting for a decision."""
-RESUME_KEY = "__actloop_resume__"
-"""`configurable` key by which `resume()` hands its Request to the driver (removed before tools)."""
+_T = TypeVar("_T")
+
+GRACE = 0.5
+"""Seconds a store call gets when the deadline has (nearly) passed: what a run that stopped at
+its deadline still writes (its stop, its record, its lease) on a store that answers."""
 
 
-class Paused(Exception):
-    """Raised by `gate` when a step waits for approval; the driver turns it into the result."""
+class StoreCall(NamedTuple):
+    """One store call a durable run asks its driver to make: `store.<method>(*args, **kwargs)`
+    (or `await store.a<method>(...)`), bounded by the run's `bound()`."""
 
-    def __init__(self, pending: list[dict[str, Any]]) -> None:
-        super().__init__(f"{len(pending)} tool call(s) wait for approval")
-        self.pending = pending
-
-
-def _idempotent(call: ToolCall) -> bool:
-    return bool(getattr(call.tool, "idempotent", True))
+    method: str
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = {}
 
 
-def _needs_approval(call: ToolCall) -> bool:
-    return bool(getattr(call.tool, "requires_approval", False))
+Ops = Generator[StoreCall, Any, _T]
+"""A durable transition: yields store calls, is sent each one's result, returns its value."""
+
+
+@final
+class Write(NamedTuple):
+    """An effect of a durable run: write these journal entries before the loop goes on."""
+
+    ops: Ops[None]
 
 
 class DurableRun:
-    """One durable run's bookkeeping around the loop: lease, record, replay, decisions, status.
-
-    Its `gate`, `before_call` and `after_call` are the step hooks (`_drivers.StepHooks`)."""
+    """One durable run around the loop core: lease, record, journal, decisions, status. No I/O:
+    drivers take its effects (`next`, `send`, `deadline_passed`) and carry out its `Ops`."""
 
     def __init__(
         self,
-        store: BaseCheckpointer,
+        loop: LoopCore,
+        clock: Clock,
         thread_id: str,
-        core: JournalCore,
         fingerprint: str,
-        request: Request | None,
+        resume: Resume | None,
     ) -> None:
-        self.store, self.thread_id, self.core = store, thread_id, core
+        self.loop, self.clock, self.thread_id = loop, clock, thread_id
         self.fingerprint = fingerprint
-        self.request = request
-        """None for a new run (invoke, stream), else what `resume()` was given."""
+        self.resume = resume
+        """None for a new run, else the decisions a `Resume` input brought."""
         self.owner = Owner.current()
-        self.heartbeat: Heartbeat | None = None
-        self.journal = Journal(store, thread_id, core.clock)
+        self.lease: Lease | None = None
+        """The thread's lease while the run holds it: every write carries it."""
+        self.valid_until = float("inf")
+        """By this process's clock, the lease is surely ours until then (renewals push it)."""
+        self.ttl = 0.0
         self.started = False
-        self.tail_act = 0
-        self.known: dict[int, Any] = {}
-        self.starts: dict[int, int] = {}
-        self.decisions: dict[tuple[int, int], Decision] = {}
+        """The run record exists and the run is live: a failure is recorded."""
+        self.timed_out = False
+        """A store call outlived its bound: the run writes nothing more."""
+        self.closed = False
+        self.paused = False
+        """The run ended waiting for approval."""
+        self.act = 0
+        """Tool steps finished: the `act` of journal entries."""
+        self.act_elapsed = 0.0
+        """Time of the current step: its plan entry or its latest observation."""
+        self.approvals = Approvals(thread_id)
         self.context: dict[str, str] = {}
         """Trace propagation fields of this run (a W3C `traceparent`), set by a tracing handler
         and journaled when the run opens, so that a resume can link back to it."""
         self.previous_context: dict[str, str] = {}
-        """The propagation fields of the latest run of this thread before this one (on resume)."""
+        """The propagation fields of the latest run of this thread before this one (a resume)."""
+        self._born = time.monotonic()
+        self._seq = 0
+        self._unwritten: list[JournalEntry] = []
+        self._lock = threading.Lock()
+
+    # -- bounds --------------------------------------------------------------------------------
+
+    def bound(self) -> float | None:
+        """Seconds the next store call may take: what is left of the deadline (at least GRACE,
+        for the writes of a run stopping at it); None without a deadline (the store's own)."""
+        limit = self.loop.settings.max_execution_time
+        if limit is None:
+            return None
+        if self.clock.pinned is None:
+            remaining = self.loop.remaining()
+            assert remaining is not None
+        else:  # opening: the run's time counts from its start
+            remaining = limit - (time.monotonic() - self._born)
+        return max(remaining, GRACE)
 
     @property
-    def lease(self) -> Lease | None:
-        """The thread's lease while the run holds it (the journal writes under it too)."""
-        return self.journal.lease
+    def renew_every(self) -> float | None:
+        """How often a heartbeat renews the lease (None: it never expires)."""
+        if self.lease is None or self.lease.expires is None:
+            return None
+        return max(self.ttl / 3, 0.01)
 
     # -- opening -------------------------------------------------------------------------------
 
-    def open(self) -> None:
+    def open(self) -> Ops[None]:
         """Take the lease, then create the run or bring it back to where it stopped."""
-        lease = self.journal.lease = self.store.acquire(self.thread_id, self.owner)
+        lease: Lease = yield StoreCall("acquire", (self.thread_id, self.owner))
+        self.lease = lease
         if lease.expires is not None:
-            self.heartbeat = Heartbeat(self.store, lease)
-        record = self.store.get(self.thread_id)
-        if self.request is None:
-            self._create(record)
+            self.ttl = max(lease.expires - time.time(), 0.0)
+            self.valid_until = lease.expires
+        record: RunRecord | None = yield StoreCall("get", (self.thread_id,))
+        if self.resume is None:
+            yield from self._create(record)
         else:
-            self._resume(record, self.request)
+            yield from self._resume(record, self.resume)
         if self.context:
-            self.journal.write("context", data=json.dumps(self.context))
+            yield from self._write("context", data=json.dumps(self.context))
 
-    def _create(self, record: RunRecord | None) -> None:
+    def _create(self, record: RunRecord | None) -> Ops[None]:
         name = self.thread_id
         if record is not None and record.status == "finished":
             raise CheckpointError(
@@ -143,30 +187,31 @@ class DurableRun:
                 f"thread {name!r} has an unfinished run ({record.status}); resume it with "
                 f"executor.resume({name!r}) instead of invoking it again"
             )
-        inputs = encode(self.core.state.inputs, "the run's inputs")
-        self.store.create(RunRecord(name, "running", inputs, self.fingerprint), lease=self.lease)
+        inputs = encode(self.loop.state.inputs, "the run's inputs")
+        record = RunRecord(name, "running", inputs, self.fingerprint)
+        yield StoreCall("create", (record,), {"lease": self.lease})
         self._go_live(0.0)
 
-    def _resume(self, record: RunRecord | None, request: Request) -> None:
-        check_resumable(record, self.thread_id, self.store)
+    def _resume(self, record: RunRecord | None, resume: Resume) -> Ops[None]:
+        check_resumable(record, self.thread_id)
         assert record is not None
-        entries = self.store.entries(self.thread_id)
+        entries: list[JournalEntry] = yield StoreCall("entries", (self.thread_id,))
         contexts = [e.data for e in entries if e.kind == "context" and e.data]
-        self.previous_context = json.loads(contexts[-1]) if contexts else {}
         with damaged_journal(self.thread_id):
+            self.previous_context = json.loads(contexts[-1]) if contexts else {}
             self._check_fingerprint(record.fingerprint)
-            tail = replay(self.core, entries, self.thread_id)
-        self.known, self.starts, self.decisions = tail.known, tail.starts, tail.decisions
-        self.tail_act = self.core.act
-        self.journal.seq = entries[-1].seq + 1 if entries else 0
-        self.journal.act, self.journal.act_elapsed = self.core.act, tail.act_elapsed
-        self._go_live(max(tail.elapsed, self.core.state.elapsed))
-        self.store.update(self.thread_id, "running", lease=self.lease)
-        self._decide(request)
+            tail = replay(self.loop, self.clock, entries, self.thread_id)
+        self.act = tail.act
+        self.approvals.restore(tail)
+        self._seq = entries[-1].seq + 1 if entries else 0
+        self.act_elapsed = tail.act_elapsed
+        self._go_live(max(tail.elapsed, self.loop.state.elapsed))
+        yield StoreCall("update", (self.thread_id, "running"), {"lease": self.lease})
+        yield from self._decide(resume)
 
     def _go_live(self, elapsed: float) -> None:
-        self.core.journal = self.journal
-        self.core.clock.go_live(elapsed)
+        """Start the run's clock from `elapsed` plus the time opening took."""
+        self.clock.go_live(elapsed + (time.monotonic() - self._born))
         self.started = True
 
     def _check_fingerprint(self, saved: str) -> None:
@@ -179,269 +224,218 @@ class DurableRun:
                     "and limits."
                 )
 
-    # -- decisions -----------------------------------------------------------------------------
+    def _decide(self, resume: Resume) -> Ops[None]:
+        """Journal the decisions of the `Resume` input, after checking they fit the waiting
+        calls."""
+        effect = self.loop.next() if self.loop.state.phase == "act" else None
+        calls = effect.calls if isinstance(effect, Act) else []
+        decisions = self.approvals.decisions
+        for index, decision in self.approvals.choose(self.act, calls, resume):
+            entry = self._entry("decision", self.act, index, encode_decision(decision))
+            assert entry is not None
+            decisions[self.act, index] = decision._replace(seq=entry.seq)
+            yield from self._append(entry)
+        apply_edits(self.loop.state, self.act, decisions)
 
-    def _waiting(self, calls: list[ToolCall]) -> tuple[list[int], list[int]]:
-        """Indices of the step's calls that need a decision: (unfinished unsafe, unapproved)."""
-        act = self.core.act
-        unsafe: list[int] = []
-        unapproved: list[int] = []
-        for i, call in enumerate(calls):
-            if i in self.known:
-                continue
-            decision = self.decisions.get((act, i))
-            started = self.starts.get(i)
-            if started is not None and not _idempotent(call):
-                if decision is None or decision.seq < started:
-                    unsafe.append(i)
-            elif decision is None and _needs_approval(call):
-                unapproved.append(i)
-        return unsafe, unapproved
+    # -- the loop's effects, with the journal's writes -----------------------------------------
 
-    def _decide(self, request: Request) -> None:
-        """Journal the decisions `resume()` was given, after checking they fit the waiting calls."""
-        effect = self.core.next() if self.core.state.phase == "act" else None
-        unsafe, unapproved = self._waiting(effect.calls if isinstance(effect, Act) else [])
-        waiting = {call_id(self.core.act, i): i for i in [*unsafe, *unapproved]}
-        approve = request.approve
-        if approve is True:
-            approve = frozenset(waiting) - set(request.reject) - set(request.edit)
-        chosen = [
-            *((i, "approve") for i in (approve or frozenset[str]())),
-            *((i, "reject") for i in request.reject),
-            *((i, "edit") for i in request.edit),
-        ]
-        ids = [i for i, _ in chosen]
-        unknown = sorted(set(ids) - set(waiting))
-        if unknown:
-            raise CheckpointError(
-                f"thread {self.thread_id!r} has no call waiting for a decision with id "
-                f"{', '.join(unknown)}; waiting: {sorted(waiting) or 'none'}"
-            )
-        if len(set(ids)) < len(ids):
-            raise CheckpointError(f"a call got more than one decision: {sorted(ids)}")
-        for ident, kind in chosen:
-            self._record_decision(waiting[ident], kind, request)
-        apply_edits(self.core.state, self.core.act, self.decisions)
+    def next(self) -> Effect | Write:
+        """The effect to carry out now: the pending journal writes first, else the loop's."""
+        if self._unwritten:
+            entries, self._unwritten = self._unwritten, []
+            return Write(self._append_all(entries))
+        return self.loop.next()
 
-    def _record_decision(self, index: int, kind: str, request: Request) -> None:
-        ident = call_id(self.core.act, index)
-        reason = request.reject.get(ident) if kind == "reject" else None
-        tool_input = request.edit.get(ident) if kind == "edit" else None
-        data = {"decision": kind, "reason": reason, "tool_input": tool_input}
-        decision = Decision(kind, reason, tool_input, self.journal.seq)
-        self.journal.write("decision", self.core.act, index, data=encode(data, "the decision"))
-        self.decisions[self.core.act, index] = decision
+    def send(self, result: Any) -> None:
+        """Report the result of the loop's last effect; a plan or stop the core accepts, and a
+        step cut short by the deadline, are journaled at the next `Write` (a result the core
+        refuses, such as an unhandled parse error, is not saved, so a resume asks again)."""
+        loop, phase = self.loop, self.loop.state.phase
+        if phase == "act":
+            elapsed = self.act_elapsed
+            if isinstance(result, ActTimeout):
+                elapsed = self.clock()
+                self._queue("timeout", self.act, json.dumps(sorted(result.finished)), elapsed)
+            with self.clock.at(elapsed):
+                loop.send(result)
+            with self._lock:
+                self.act += 1
+            return
+        elapsed = self.clock()
+        if phase == "plan":
+            result, data = savable_plan(result)
+            with self.clock.at(elapsed):
+                loop.send(result)
+            self._queue("plan", None, data, elapsed)
+            self.act_elapsed = elapsed
+        elif phase == "stop":
+            with self.clock.at(elapsed):
+                loop.send(result)
+            self._queue("stop", None, encode({"output": result}, "the stop response"), elapsed)
+        else:
+            loop.send(result)
 
-    # -- hooks around a step -------------------------------------------------------------------
+    def deadline_passed(self) -> None:
+        """The deadline passed during a plan: stop, and journal that it did."""
+        at = self.clock()
+        with self.clock.at(at):
+            self.loop.deadline_passed()
+        self._queue("deadline", None, None, at)
+
+    # -- around a step and its calls -----------------------------------------------------------
 
     def gate(self, calls: list[ToolCall]) -> list[ToolCall]:
-        """Before a step's tools run (edits are already in the step): stop for unsafe repeats or
-        missing approvals."""
-        act = self.core.act
-        if act != self.tail_act:
-            self.known, self.starts = {}, {}
-        unsafe, unapproved = self._waiting(calls)
-        if unsafe:
-            i = unsafe[0]
-            ident = call_id(act, i)
-            raise CheckpointError(
-                f"tool {calls[i].action.tool!r} (call {ident}) was running when thread "
-                f"{self.thread_id!r} stopped, and it is not safe to repeat (idempotent=False). "
-                f"Check whether it took effect, then resume with approve=[{ident!r}] to run it "
-                f"again, or reject={{{ident!r}: 'what happened'}} to go on without it"
-            )
-        if unapproved:
-            raise Paused([self._pending(act, i, calls[i]) for i in unapproved])
-        return calls
+        """Before a step's tools run (edits are already in the step): stop for unsafe repeats
+        or missing approvals (`Approvals.gate`)."""
+        return self.approvals.gate(self.act, calls)
 
-    @staticmethod
-    def _pending(act: int, index: int, call: ToolCall) -> dict[str, Any]:
-        action = call.action
-        return {
-            "id": call_id(act, index),
-            "tool": action.tool,
-            "tool_input": action.tool_input,
-            "log": action.log,
-        }
-
-    def before_call(self, index: int, call: ToolCall) -> tuple[bool, Any]:
+    def before_call(self, index: int, call: ToolCall) -> Ops[tuple[bool, Any]]:
         """(True, observation) for a known or rejected call, which is not run; else (False,
         ticket): the ticket (the step number) goes back to `after_call`, so a call abandoned at a
         deadline that finishes late is not journaled into a later step."""
-        act = self.core.act
-        if act == self.tail_act and index in self.known:
-            return True, self.known[index]
-        decision = self.decisions.get((act, index))
-        if decision is not None and decision.kind == "reject":
-            observation = rejection(call.action.tool, decision.reason)
-            self.after_call(act, index, call, observation)
+        act = self.act
+        found, observation = self.approvals.known(act, index)
+        if found:
             return True, observation
-        if isinstance(call.action.tool_input, str) and call.action.tool_input == TOO_DEEP:
-            observation = too_deep(call.action.tool)
-            self.after_call(act, index, call, observation)
+        observation = self.approvals.settled(act, index, call)
+        if observation is not None:
+            yield from self.after_call(act, index, call, observation)
             return True, observation
-        if self.heartbeat is not None:
-            self.heartbeat.ensure()  # a run that stalled past its lease starts no more calls
-        if not _idempotent(call):
-            self.journal.write("start", act, index)
+        if self.approvals.needs_start(call):
+            yield from self._write("start", act, index)
         return False, act
 
-    def after_call(self, ticket: int, index: int, call: ToolCall, observation: Any) -> None:
+    def after_call(self, ticket: int, index: int, call: ToolCall, observation: Any) -> Ops[None]:
         """Journal a call's observation (its own transaction)."""
         data = encode(observation, f"the observation of tool {call.action.tool!r}")
-        self.journal.write("obs", ticket, index, data=data)
+        yield from self._write("obs", ticket, index, data)
+
+    def lapsed(self) -> bool:
+        """Whether the lease may have expired (a process stalled past it: SIGSTOP, a long GC
+        pause): a tool call then renews it first (LeaseLostError if it was taken over), so a
+        stalled run starts no call another owner may be running. Asked just before each call."""
+        return time.time() >= self.valid_until
+
+    def renew(self) -> Ops[None]:
+        """Push the lease's expiry (LeaseLostError once another owner took it)."""
+        sent = time.time()
+        yield StoreCall("renew", (self.lease,))
+        self.valid_until = sent + self.ttl
 
     # -- ending --------------------------------------------------------------------------------
 
-    def finished(self, finish: AgentFinish) -> None:
+    def finished(self, finish: AgentFinish) -> Ops[None]:
         """The run is done: save its outputs."""
         output = dumps(finish.return_values)
-        self.store.update(self.thread_id, "finished", lease=self.lease, output=output)
+        yield StoreCall(
+            "update", (self.thread_id, "finished"), {"lease": self.lease, "output": output}
+        )
 
-    def pause(self, paused: Paused) -> AgentFinish:
+    def pause(self, paused: Paused) -> Ops[AgentFinish]:
         """Save the paused state; the finish whose values `invoke` returns."""
-        self.store.update(self.thread_id, "paused", lease=self.lease, pending=dumps(paused.pending))
+        fields = {"lease": self.lease, "pending": dumps(paused.pending)}
+        yield StoreCall("update", (self.thread_id, "paused"), fields)
+        self.paused = True
         values = {PAUSED_KEY: paused.pending, "thread_id": self.thread_id, "status": "paused"}
         return AgentFinish(values, "")
 
-    def failed(self, exc: BaseException) -> None:
-        """An exception ends the run: mark it failed (resumable), unless it was not ours."""
-        if not self.started or isinstance(exc, GeneratorExit):
+    def failed(self, exc: BaseException) -> Ops[None]:
+        """An exception ends the run: mark it failed (resumable), unless it was not ours or the
+        store stopped answering (then the record is left as it was: "running", resumable)."""
+        if isinstance(exc, StoreTimeoutError):
+            self.timed_out = True
+        if not self.started or self.timed_out or isinstance(exc, GeneratorExit):
             return
+        error = f"{type(exc).__name__}: {exc}"
         with contextlib.suppress(CheckpointError):
-            error = f"{type(exc).__name__}: {exc}"
-            self.store.update(self.thread_id, "failed", lease=self.lease, error=error)
+            yield StoreCall(
+                "update", (self.thread_id, "failed"), {"lease": self.lease, "error": error}
+            )
 
-    def close(self) -> None:
-        """Stop journaling and give up the lease."""
-        self.journal.closed = True
-        if self.heartbeat is not None:
-            self.heartbeat.stop()
-            self.heartbeat = None
-        lease, self.journal.lease = self.journal.lease, None
+    def close(self) -> Ops[Lease | None]:
+        """Stop journaling and give up the lease; returns a lease the store could not release
+        now (it did not answer), to be released once it does."""
+        with self._lock:
+            self.closed = True
+        lease, self.lease = self.lease, None
         if lease is None:
-            return
+            return None
+        if self.timed_out:
+            return lease
         try:
-            self.store.release(lease)
-        except Exception:  # the store cannot write now (disk full): keep trying in the background
-            release_later(self.store, lease)
+            yield StoreCall("release", (lease,))
+        except Exception:  # the store cannot write now (disk full, down): released later
+            return lease
+        return None
+
+    # -- entries -------------------------------------------------------------------------------
+
+    def _entry(
+        self,
+        kind: str,
+        act: int | None,
+        call: int | None,
+        data: str | None,
+        at: float | None = None,
+    ) -> JournalEntry | None:
+        """The next journal entry, or None once the run closed or for a step already over (a
+        call abandoned at a deadline that finished late is not part of the run)."""
+        with self._lock:
+            if self.closed or (act is not None and act != self.act):
+                return None
+            elapsed = self.clock() if at is None else at
+            entry = JournalEntry(self._seq, kind, act, call, elapsed, data)
+            self._seq += 1
+            if act is not None:
+                self.act_elapsed = max(self.act_elapsed, elapsed)
+            return entry
+
+    def _queue(self, kind: str, act: int | None, data: str | None, at: float) -> None:
+        """An entry for the next `Write` effect."""
+        entry = self._entry(kind, act, None, data, at)
+        if entry is not None:
+            self._unwritten.append(entry)
+
+    def _write(
+        self, kind: str, act: int | None = None, call: int | None = None, data: str | None = None
+    ) -> Ops[None]:
+        entry = self._entry(kind, act, call, data)
+        if entry is not None:
+            yield from self._append(entry)
+
+    def _append(self, entry: JournalEntry) -> Ops[None]:
+        yield StoreCall("append", (self.thread_id, entry), {"lease": self.lease})
+
+    def _append_all(self, entries: list[JournalEntry]) -> Ops[None]:
+        for entry in entries:
+            yield from self._append(entry)
 
 
-class Heartbeat:
-    """Renews a lease that expires, every third of its time to live, until stopped.
-
-    A renewal that fails (the lease was taken over, or the store is unreachable) ends the
-    heartbeat; the run's next write is then refused by the store's fencing check. `ensure()`
-    guards what no write guards, the start of a tool call: once the lease may have expired (a
-    stalled process: SIGSTOP, a long GC pause) it renews first, and raises if it was taken over.
-    """
-
-    def __init__(self, store: BaseCheckpointer, lease: Lease) -> None:
-        assert lease.expires is not None
-        self.store, self.lease = store, lease
-        self.ttl = max(lease.expires - time.time(), 0.0)
-        self.valid_until = lease.expires
-        """By this process's clock, the lease is surely ours until then (renewals push it)."""
-        self._stopped = threading.Event()
-        thread = threading.Thread(
-            target=self._beat, args=(max(self.ttl / 3, 0.01),), name="actloop-lease", daemon=True
-        )
-        thread.start()
-
-    def _renew(self) -> None:
-        sent = time.time()
-        self.store.renew(self.lease)
-        self.valid_until = sent + self.ttl
-
-    def _beat(self, every: float) -> None:
-        while not self._stopped.wait(every):
-            try:
-                self._renew()
-            except CheckpointError:
-                return
-
-    def ensure(self) -> None:
-        """Return if the lease is surely still ours, else renew it (LeaseLostError if lost)."""
-        if time.time() < self.valid_until:
-            return
-        self._renew()
-
-    def stop(self) -> None:
-        """Stop renewing (the run is closing)."""
-        self._stopped.set()
+def durable_run(run: AgentRun, thread_id: str, resume: Resume | None) -> DurableRun:
+    """The durable run of `run` under `thread_id` (a `Resume` input: going on with it)."""
+    clock = Clock()
+    loop = LoopCore(run.settings, run.state, clock, run.config.get("max_concurrency"))
+    return DurableRun(loop, clock, thread_id, fingerprint(run.settings), resume)
 
 
-RELEASE_RETRY_SECONDS = 3600.0
-"""How long a lease the store failed to release is retried before it is left to expire."""
-
-
-def release_later(store: BaseCheckpointer, lease: Lease) -> None:
-    """Retry releasing `lease` on a daemon thread, backing off to every 2 s: a store write that
-    failed (disk full, database down) must not keep the thread locked for the rest of the process;
-    once the store can write again, another process can resume the run."""
-
-    def retry() -> None:
-        delay, give_up = 0.05, time.monotonic() + RELEASE_RETRY_SECONDS
-        while time.monotonic() < give_up:
-            time.sleep(delay)
-            try:
-                store.release(lease)
-                return
-            except Exception:
-                delay = min(delay * 2, 2.0)
-
-    threading.Thread(target=retry, name="actloop-release", daemon=True).start()
-
-
-def check_resumable(record: RunRecord | None, thread_id: str, store: BaseCheckpointer) -> None:
+def check_resumable(record: RunRecord | None, thread_id: str) -> None:
     """CheckpointError unless `record` is an unfinished run."""
     if record is None:
-        raise CheckpointError(f"no run is saved under thread {thread_id!r} in {store!r}")
+        raise CheckpointError(f"no run is saved under thread {thread_id!r}")
     if record.status == "finished":
         raise CheckpointError(f"thread {thread_id!r} already finished; there is nothing to resume")
 
 
-def durable_run(
-    store: BaseCheckpointer, run: AgentRun, config: RunnableConfig
-) -> tuple[DurableRun, RunnableConfig]:
-    """The journaling hooks of `run` under `config["configurable"]["thread_id"]`, and the config
-    its tools see (without `resume()`'s private request)."""
-    configurable = dict(config.get("configurable") or {})
-    thread_id = str(configurable["thread_id"])
-    request: Request | None = configurable.pop(RESUME_KEY, None)
-    config = cast(RunnableConfig, {**config, "configurable": configurable})
-    core = JournalCore(run.settings, run.state, Clock(), config.get("max_concurrency"))
-    return DurableRun(store, thread_id, core, fingerprint(run.settings), request), config
-
-
-def resume_request(
-    executor: AgentExecutor,
-    thread_id: str,
-    config: RunnableConfig | None,
-    approve: bool | Iterable[str] | None,
-    reject: Mapping[str, str | None] | Iterable[str] | None,
-    edit: Mapping[str, Any] | None,
-) -> tuple[dict[str, Any], RunnableConfig]:
-    """The saved inputs and the config that make `invoke` resume `thread_id` with decisions."""
-    store: BaseCheckpointer | None = executor.checkpointer
-    if store is None:
-        raise ConfigurationError(
-            "resume() needs a checkpointer: pass AgentExecutor(..., "
-            "checkpointer=SqliteCheckpointer(path))"
-        )
-    record = store.get(thread_id)
-    check_resumable(record, thread_id, store)
+def saved_inputs(thread_id: str) -> Ops[dict[str, Any]]:
+    """The inputs a resumed run starts from: those saved with the unfinished run."""
+    record: RunRecord | None = yield StoreCall("get", (thread_id,))
+    check_resumable(record, thread_id)
     assert record is not None
-    request = Request(approvals(approve), rejections(reject), dict(edit or {}))
-    base: dict[str, Any] = dict(ensure_config(config))
-    configurable = {**base.get("configurable", {}), "thread_id": thread_id, RESUME_KEY: request}
     with damaged_journal(thread_id):
         inputs = loads(record.inputs)
         if not isinstance(inputs, dict):
             raise TypeError(f"the saved inputs are not a dict but {type(inputs).__name__}")
-    config = cast(RunnableConfig, {**base, "configurable": configurable})
-    return cast("dict[str, Any]", inputs), config
+    return inputs  # pyright: ignore[reportUnknownVariableType]
 
 
 @contextlib.contextmanager

@@ -14,8 +14,9 @@ from actloop.agents import AgentAction
 from actloop.callbacks import Callbacks
 from actloop.callbacks._manager import RunManager, new_run_id
 from actloop.executor._chain_api import RUN_KEY, RunInfo
+from actloop.executor._journal import Resume
 from actloop.executor._loop import LoopState
-from actloop.executor._run import AgentRun
+from actloop.executor._run import AgentRun, astart_inputs, start_inputs
 from actloop.runnables._compose import AddableDict
 from actloop.runnables._config import RunnableConfig, ensure_config
 
@@ -63,7 +64,10 @@ class AgentExecutorIterator:
         config: RunnableConfig | None = None,
     ) -> None:
         self.agent_executor = agent_executor
-        self._inputs = agent_executor.prep_inputs(inputs)
+        self._resume = inputs if isinstance(inputs, Resume) else None
+        """A `Resume` input: the run goes on with a saved thread (its inputs are read when the
+        iteration starts)."""
+        self._inputs = {} if self._resume is not None else agent_executor.prep_inputs(inputs)
         overrides = {
             "callbacks": callbacks,
             "tags": tags,
@@ -140,14 +144,21 @@ class AgentExecutorIterator:
             chunk[RUN_KEY] = RunInfo(run_id if run_id is not None else new_run_id())
         return chunk
 
-    def _start(self) -> AgentRun:
+    def _start(self, inputs: dict[str, Any]) -> AgentRun:
+        self._inputs = inputs
         self.reset()
         return AgentRun(
-            self.agent_executor, self.inputs, self.config, state=self._state, iterating=True
+            self.agent_executor,
+            inputs,
+            self.config,
+            state=self._state,
+            iterating=True,
+            resume=self._resume,
         )
 
     def __iter__(self) -> Iterator[AddableDict]:
-        run = self._start()
+        given = self._resume if self._resume is not None else self._inputs
+        run = self._start(start_inputs(self.agent_executor, given, self.config)[0])
         manager = run.manager
         try:
             if manager is not None:
@@ -168,7 +179,8 @@ class AgentExecutorIterator:
             raise
 
     async def __aiter__(self) -> AsyncIterator[AddableDict]:
-        run = self._start()
+        given = self._resume if self._resume is not None else self._inputs
+        run = self._start((await astart_inputs(self.agent_executor, given, self.config))[0])
         manager = run.manager
         try:
             if manager is not None:

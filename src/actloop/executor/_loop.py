@@ -102,6 +102,8 @@ class LoopState:
     finish: AgentFinish | None = None
     stopped: bool = False
     """True when the run ended by a limit rather than by the agent."""
+    limit: str | None = None
+    """The limit that stopped the run: "max_iterations" or "max_execution_time"."""
 
 
 class ToolCall(NamedTuple):
@@ -194,6 +196,22 @@ class LoopCore:
         limit = self.settings.max_execution_time
         return None if limit is None else min(limit - self.elapsed(), MAX_WAIT)
 
+    def _limit(self) -> str:
+        """The limit that ends the run now that it may not go on."""
+        limit = self.settings.max_iterations
+        if limit is not None and self.state.iterations >= limit:
+            return "max_iterations"
+        return "max_execution_time"
+
+    @property
+    def stop_reason(self) -> str | None:
+        """Why the run ended: "finished" (by the agent or a return_direct tool), or the limit
+        that stopped it; None while it runs."""
+        state = self.state
+        if state.phase != "done":
+            return None
+        return (state.limit or "max_execution_time") if state.stopped else "finished"
+
     def _should_continue(self) -> bool:
         s = self.settings
         if s.max_iterations is not None and self.state.iterations >= s.max_iterations:
@@ -208,7 +226,7 @@ class LoopCore:
         if state.phase == "plan":
             if self._should_continue():
                 return Plan(self._trimmed(state.steps))
-            state.phase = "stop"
+            state.phase, state.limit = "stop", self._limit()
         if state.phase == "act":
             return Act([self._call(a) for a in state.pending], state.announce)
         if state.phase == "stop":
@@ -235,7 +253,7 @@ class LoopCore:
     def deadline_passed(self) -> None:
         """The deadline passed while the driver waited on a Plan: stop now."""
         self.state.elapsed = self.elapsed()
-        self.state.phase = "stop"
+        self.state.phase, self.state.limit = "stop", "max_execution_time"
 
     # -- what drivers report and how they run a step ------------------------------------------
 
@@ -293,7 +311,7 @@ class LoopCore:
         if isinstance(result, ActTimeout):
             done = [(a, result.finished[i]) for i, a in enumerate(actions) if i in result.finished]
             state.steps.extend(done)
-            state.pending, state.phase = [], "stop"
+            state.pending, state.phase, state.limit = [], "stop", "max_execution_time"
             state.elapsed = self.elapsed()
             return
         state.pending = []

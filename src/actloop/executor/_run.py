@@ -4,7 +4,9 @@
 cached per executor; the callback run; the driver, with journaling hooks for a durable run) and
 offers the few things every caller does: open the run, turn the finish into outputs, attach the
 steps to an escaping exception. `events()` / `aevents()` wrap the driver's events with the
-durable run's bookkeeping (lease, record, pause, failure), so drivers never know about storage.
+durable run's bookkeeping (open, finish, pause, failure, close), carried out by a `SyncStore` or
+`AsyncStore` (`_storage`). A run that goes on with a saved thread gets its `Resume` input
+explicitly (`resume=`), never through the config.
 """
 
 from __future__ import annotations
@@ -19,15 +21,17 @@ from actloop.callbacks import get_color_mapping
 from actloop.callbacks._manager import RunManager, configure
 from actloop.exceptions import ConfigurationError, attach_steps
 from actloop.executor._drivers import AsyncDriver, SyncDriver
+from actloop.executor._journal import Resume
 from actloop.executor._loop import Event, LoopCore, LoopSettings, LoopState
 from actloop.runnables._config import RunnableConfig
 from actloop.tools import ExceptionTool, InvalidTool
 
 if TYPE_CHECKING:
+    from actloop.checkpoint import BaseCheckpointer
     from actloop.executor._agent_executor import AgentExecutor
     from actloop.executor._durable import DurableRun
 
-__all__ = ["AgentRun", "loop_settings"]
+__all__ = ["AgentRun", "RunView", "astart_inputs", "loop_settings", "start_inputs"]
 
 _D = TypeVar("_D", SyncDriver, AsyncDriver)
 
@@ -131,8 +135,103 @@ def _approval_needs_durable(name: str, executor: AgentExecutor) -> Configuration
     )
 
 
+def _resumed(executor: AgentExecutor, config: RunnableConfig) -> tuple[BaseCheckpointer, str]:
+    """The store and thread a `Resume` input goes on with (ConfigurationError without)."""
+    if executor.checkpointer is None:
+        raise ConfigurationError(
+            "resume() needs a checkpointer: pass AgentExecutor(..., "
+            "checkpointer=SqliteCheckpointer(path))"
+        )
+    thread_id = (config.get("configurable") or {}).get("thread_id")
+    if thread_id is None:
+        raise ConfigurationError(
+            "a Resume input goes on with a saved thread: pass "
+            "config={'configurable': {'thread_id': ...}}"
+        )
+    return executor.checkpointer, str(thread_id)
+
+
+def start_inputs(
+    executor: AgentExecutor, input: Any, config: RunnableConfig
+) -> tuple[dict[str, Any], Resume | None]:
+    """The run's inputs and, for a `Resume` input, the decisions it brings (the inputs are then
+    the saved ones, read from the store within the executor's time limit)."""
+    if not isinstance(input, Resume):
+        return executor.prep_inputs(input), None
+    from actloop.executor._durable import saved_inputs
+    from actloop.executor._storage import carry
+
+    store, thread_id = _resumed(executor, config)
+    limit = executor.max_execution_time
+    return carry(store, saved_inputs(thread_id), lambda: limit), input
+
+
+async def astart_inputs(
+    executor: AgentExecutor, input: Any, config: RunnableConfig
+) -> tuple[dict[str, Any], Resume | None]:
+    """Async twin of `start_inputs` (awaits the store)."""
+    if not isinstance(input, Resume):
+        return executor.prep_inputs(input), None
+    from actloop.executor._durable import saved_inputs
+    from actloop.executor._storage import acarry
+
+    store, thread_id = _resumed(executor, config)
+    limit = executor.max_execution_time
+    return await acarry(store, saved_inputs(thread_id), lambda: limit), input
+
+
+class RunView:
+    """What a callback handler may know of an executor run: its name, its thread, whether it
+    resumes one, its trace links, and how it ended as the run itself decided it. A run hands it
+    to handlers once, with the private `_on_agent_run` event (`actloop.tracing` opens its span
+    there); it lives as long as the run does, so a weak reference to it ends with the run."""
+
+    __slots__ = (
+        "__weakref__",
+        "_core",
+        "_durable",
+        "name",
+        "resumed",
+        "thread_id",
+    )
+
+    def __init__(self, name: str, core: LoopCore, durable: DurableRun | None) -> None:
+        self.name = name
+        """The run's name: the config's `run_name`, else the executor's name."""
+        self._core, self._durable = core, durable
+        self.thread_id = durable.thread_id if durable is not None else None
+        """A durable run's thread id (None: not durable)."""
+        self.resumed = durable is not None and durable.resume is not None
+        """Whether the run goes on with a saved thread."""
+
+    @property
+    def trace_context(self) -> dict[str, str] | None:
+        """A durable run's trace propagation fields (None: not durable): what a handler writes
+        here (a W3C `traceparent`) is journaled when the run opens, so a resume can link to it."""
+        return self._durable.context if self._durable is not None else None
+
+    @property
+    def previous_trace_context(self) -> dict[str, str]:
+        """For a resumed run: the trace fields of the thread's latest run before this one
+        (known once the run has opened)."""
+        return self._durable.previous_context if self._durable is not None else {}
+
+    @property
+    def iterations(self) -> int:
+        """Tool steps the loop has taken."""
+        return self._core.state.iterations
+
+    @property
+    def stop_reason(self) -> str | None:
+        """Why the run ended: "finished", "max_iterations", "max_execution_time", "paused"
+        (waiting for approval); None while it runs."""
+        if self._durable is not None and self._durable.paused:
+            return "paused"
+        return self._core.stop_reason
+
+
 class AgentRun:
-    """One run: its settings, state, core, callback run and (for durable runs) journaling hooks."""
+    """One run: its settings, state, core, callback run and (for durable runs) its DurableRun."""
 
     def __init__(
         self,
@@ -142,6 +241,7 @@ class AgentRun:
         *,
         state: LoopState | None = None,
         iterating: bool = False,
+        resume: Resume | None = None,
     ) -> None:
         self.executor = executor
         self.inputs = inputs
@@ -152,25 +252,25 @@ class AgentRun:
         if not durable:
             _refuse_approval_tools(executor)
         self.manager = _open_callbacks(executor, config, inputs, iterating)
+        self.config = config
         self.durable: DurableRun | None = None
-        if store is not None and durable:
+        if durable:
             from actloop.executor._durable import durable_run
 
-            self.durable, config = durable_run(store, self, config)
-            self.core: LoopCore = self.durable.core
+            self.durable = durable_run(self, str(configurable["thread_id"]), resume)
+            self.core: LoopCore = self.durable.loop
         else:
             limit = config.get("max_concurrency")
             self.core = LoopCore(self.settings, self.state, time.monotonic, limit)
-        self.config = config
+        name = config.get("run_name") or executor.get_name()
+        self.view = RunView(name, self.core, self.durable)
         if self.manager is not None:
-            self.manager.notify("_on_agent_run", self)  # e.g. actloop.tracing's invoke_agent span
+            self.manager.notify("_on_agent_run", self.view)  # e.g. actloop.tracing's span
 
     def _driver(self, cls: type[_D], emit: bool) -> _D:
-        """A driver of this run's core, with the durable run's hooks if any."""
+        """A driver of this run's core."""
         executor = self.executor
-        driver = cls(executor.agent, self.core, self.manager, self.config, executor.verbose, emit)
-        driver.hooks = self.durable
-        return driver
+        return cls(executor.agent, self.core, self.manager, self.config, executor.verbose, emit)
 
     def outputs(self, finish: AgentFinish) -> dict[str, Any]:
         """The run's outputs: a new dict (the agent's AgentFinish is never mutated)."""
@@ -193,41 +293,49 @@ class AgentRun:
         if durable is None:
             yield from driver.events()
             return
-        from actloop.executor._durable import Paused
+        from actloop.executor._approvals import Paused
+        from actloop.executor._storage import SyncStore
 
+        assert self.executor.checkpointer is not None
+        store = SyncStore(self.executor.checkpointer, durable)
+        driver.attach(store)
         try:
-            durable.open()
+            store.open()
             for kind, value in driver.events():
                 if kind == "finish":
-                    durable.finished(value)
+                    store.carry(durable.finished(value))
                 yield kind, value
         except Paused as paused:
-            yield ("finish", durable.pause(paused))
+            yield ("finish", store.carry(durable.pause(paused)))
         except BaseException as exc:
-            durable.failed(exc)
+            store.carry(durable.failed(exc))
             raise
         finally:
-            durable.close()
+            store.close()
 
     async def aevents(self, *, emit: bool) -> AsyncIterator[Event]:
-        """Async twin of `events`, on the async driver."""
+        """Async twin of `events`, on the async driver; a durable run awaits its store."""
         driver, durable = self._driver(AsyncDriver, emit), self.durable
         if durable is None:
             async for event in driver.events():
                 yield event
             return
-        from actloop.executor._durable import Paused
+        from actloop.executor._approvals import Paused
+        from actloop.executor._storage import AsyncStore
 
+        assert self.executor.checkpointer is not None
+        store = AsyncStore(self.executor.checkpointer, durable)
+        driver.attach(store)
         try:
-            durable.open()
+            await store.open()
             async for kind, value in driver.events():
                 if kind == "finish":
-                    durable.finished(value)
+                    await store.carry(durable.finished(value))
                 yield kind, value
         except Paused as paused:
-            yield ("finish", durable.pause(paused))
+            yield ("finish", await store.carry(durable.pause(paused)))
         except BaseException as exc:
-            durable.failed(exc)
+            await store.carry(durable.failed(exc))
             raise
         finally:
-            durable.close()
+            await store.close()

@@ -4,23 +4,35 @@ A thread's run goes on in its own task (`_hub`), whose events are numbered per t
 following `GET /threads/{id}/events` that reconnects with `Last-Event-ID: N` gets every event
 after N. Events are the executor's stream chunks (`actions`, `steps`, `output`, or
 `pending_approvals` for a paused run) plus `{"token": text}` for the model's streamed text.
+
+The server's own store reads (the thread list, a thread's state, the checks before a run starts)
+are awaited and bounded by `STORE_WAIT` seconds: a store that does not answer gets a 503, and
+slows nothing but that request. A thread's state comes from the journal's public read side
+(`actloop.checkpoint`), so `actloop runs show` and `GET /threads/{id}` tell the same history and
+name the same damaged entry.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
-from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from actloop.agents import AgentAction, AgentFinish
-from actloop.checkpoint import BaseCheckpointer, JournalEntry, RunRecord
-from actloop.exceptions import CheckpointError, OutputParserException
-from actloop.executor._durable import PAUSED_KEY, resume_request
-from actloop.executor._journal import call_id, decode_plan
+from actloop.checkpoint import (
+    BaseCheckpointer,
+    CallRecord,
+    RunRecord,
+    StoreTimeoutError,
+    ThreadHistory,
+    thread_history,
+)
+from actloop.exceptions import CheckpointError
+from actloop.executor import PAUSED_KEY, Resume
 from actloop.serialization import loads
 from actloop.server._http import HttpError, event_stream, one_line, read_json
 from actloop.server._langserve import check_thread_id, prepare
@@ -30,7 +42,13 @@ if TYPE_CHECKING:
     from actloop.executor import AgentExecutor
     from actloop.runnables._config import RunnableConfig
 
-__all__ = ["thread_routes", "thread_steps"]
+__all__ = ["STORE_WAIT", "thread_routes"]
+
+_T = TypeVar("_T")
+log = logging.getLogger("actloop.server")
+
+STORE_WAIT = 5.0
+"""Seconds the server waits for one of its own store reads before answering 503."""
 
 
 def _store(executor: AgentExecutor) -> BaseCheckpointer:
@@ -38,40 +56,37 @@ def _store(executor: AgentExecutor) -> BaseCheckpointer:
     return executor.checkpointer
 
 
-def thread_steps(entries: list[JournalEntry]) -> list[dict[str, Any]]:
-    """Every call the journal planned: id, tool, input (after edits), observation (or None)."""
-    calls: list[dict[str, Any]] = []
-    where: dict[tuple[int, int], dict[str, Any]] = {}
-    act = 0
-    for entry in entries:
-        if entry.kind == "plan":
-            plan = decode_plan(entry.data or "null")
-            if isinstance(plan, OutputParserException):
-                plan = AgentAction("_Exception", "", str(plan))
-            if isinstance(plan, AgentFinish):
-                continue
-            actions = cast(list[AgentAction], plan if isinstance(plan, list) else [plan])
-            for i, action in enumerate(actions):
-                step: dict[str, Any] = {"id": call_id(act, i), "tool": action.tool}
-                step.update(tool_input=encode(action.tool_input), observation=None)
-                where[act, i] = step
-                calls.append(step)
-            act += 1
-        elif entry.kind in ("obs", "decision") and (entry.act or 0, entry.call or 0) in where:
-            step = where[entry.act or 0, entry.call or 0]
-            value = loads(entry.data or "null")
-            if entry.kind == "obs":
-                step["observation"] = encode(value)
-            elif value["decision"] == "edit":
-                step["tool_input"] = encode(value["tool_input"])
-    return calls
+async def _read(call: Awaitable[_T]) -> _T:
+    """A store read of the server's own: 503 when the store does not answer in time or fails
+    (the reason is logged, never sent: it names the store's address)."""
+    try:
+        return await call
+    except StoreTimeoutError:
+        raise HttpError(503, "the checkpoint store did not answer in time; try again") from None
+    except CheckpointError:
+        log.exception("a checkpoint store read failed")
+        raise HttpError(503, "the checkpoint store is unavailable; see the server log") from None
+
+
+def _step(call: CallRecord) -> dict[str, Any]:
+    observation = encode(call.observation) if call.finished else None
+    return {
+        "id": call.id,
+        "tool": call.tool,
+        "tool_input": encode(call.tool_input),
+        "observation": observation,
+    }
 
 
 def _summary(record: RunRecord) -> dict[str, Any]:
+    try:
+        inputs: Any = encode(loads(record.inputs))
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+        inputs = {}  # damaged: `GET /threads/{id}` names it
     return {
         "thread_id": record.thread_id,
         "status": record.status,
-        "input": encode(loads(record.inputs)).get("input"),
+        "input": cast("dict[str, Any]", inputs).get("input") if isinstance(inputs, dict) else None,
         "created": record.created,
         "updated": record.updated,
     }
@@ -79,25 +94,34 @@ def _summary(record: RunRecord) -> dict[str, Any]:
 
 async def list_threads(request: Request) -> Response:
     """`GET /threads`: every saved run, newest first."""
-    records = await _store(request.app.state.executor).alist_runs()
+    store = _store(request.app.state.executor)
+    records = await _read(store.alist_runs(timeout=STORE_WAIT))
     records.sort(key=lambda r: r.updated, reverse=True)
     return JSONResponse({"threads": [_summary(r) for r in records]})
+
+
+async def _history(store: BaseCheckpointer, thread_id: str) -> ThreadHistory:
+    record = await _read(store.aget(thread_id, timeout=STORE_WAIT))
+    if record is None:
+        raise HttpError(404, f"no thread {thread_id!r}")
+    entries = await _read(store.aentries(thread_id, timeout=STORE_WAIT))
+    try:
+        return thread_history(record, entries)
+    except CheckpointError as exc:  # damage, named as `actloop runs show` names it
+        raise HttpError(500, one_line(exc, 400)) from None
 
 
 async def get_thread(request: Request) -> Response:
     """`GET /threads/{id}`: status, inputs, steps, pending approvals, output or error."""
     thread_id = check_thread_id(request.path_params["thread_id"])
-    store = _store(request.app.state.executor)
-    record = await store.aget(thread_id)
-    if record is None:
-        raise HttpError(404, f"no thread {thread_id!r}")
+    found = await _history(_store(request.app.state.executor), thread_id)
     event_log = request.app.state.hub.thread_log(thread_id)
-    state = _summary(record)
-    state["inputs"] = encode(loads(record.inputs))
-    state["steps"] = thread_steps(await store.aentries(thread_id))
-    state["pending_approvals"] = loads(record.pending) if record.pending else []
-    state["output"] = encode(loads(record.output)) if record.output else None
-    state["error"] = record.error
+    state = _summary(found.record)
+    state["inputs"] = encode(found.inputs)
+    state["steps"] = [_step(call) for call in found.calls]
+    state["pending_approvals"] = found.pending
+    state["output"] = encode(found.output) if found.output is not None else None
+    state["error"] = found.record.error
     state["live"] = bool(event_log and event_log.live)
     state["events"] = len(event_log.events) if event_log else 0
     return JSONResponse(state)
@@ -130,6 +154,7 @@ def _final(chunk: Any) -> bool:
 
 
 def _start(request: Request, thread_id: str, inputs: Any, config: RunnableConfig) -> Response:
+    """Start the run of `inputs` (or a `Resume`) on the thread in its own task; 202 at once."""
     hub = request.app.state.hub
     event_log = hub.thread_log(thread_id)
     if event_log is not None and event_log.live:
@@ -146,7 +171,7 @@ async def start_run(request: Request) -> Response:
     inputs = prepare(executor, body.get("input"))
     given = body.get("thread_id")
     thread_id = check_thread_id(given) if given is not None else uuid.uuid4().hex[:12]
-    if await _store(executor).aget(thread_id) is not None:
+    if await _read(_store(executor).aget(thread_id, timeout=STORE_WAIT)) is not None:
         raise HttpError(409, f"thread {thread_id!r} already has a run; resume it instead")
     config = cast("RunnableConfig", {"configurable": {"thread_id": thread_id}})
     return _start(request, thread_id, inputs, config)
@@ -187,14 +212,13 @@ async def resume_run(request: Request) -> Response:
     thread_id = check_thread_id(request.path_params["thread_id"])
     executor, body = request.app.state.executor, await read_json(request)
     decisions = _decisions(body)
-    record = await _store(executor).aget(thread_id)
-    if record is not None and record.pending:
-        _check_ids(decisions, {p["id"] for p in loads(record.pending)})
-    try:
-        inputs, config = resume_request(executor, thread_id, None, **decisions)
-    except CheckpointError as exc:
-        raise HttpError(409, one_line(exc)) from None
-    return _start(request, thread_id, inputs, config)
+    found = await _history(_store(executor), thread_id)
+    if found.status == "finished":
+        raise HttpError(409, f"thread {thread_id!r} already finished; there is nothing to resume")
+    if found.pending:
+        _check_ids(decisions, {str(p.get("id")) for p in found.pending})
+    config = cast("RunnableConfig", {"configurable": {"thread_id": thread_id}})
+    return _start(request, thread_id, Resume.of(**decisions), config)
 
 
 async def follow_thread(request: Request) -> Response:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from opentelemetry.context import Context
     from opentelemetry.trace import Span, Tracer
 
-    from actloop.executor._run import AgentRun
+    from actloop.executor import RunView
 
 __all__ = ["SpanHandler"]
 
@@ -57,7 +57,7 @@ class _Agent:
 
     __slots__ = ("closer", "lock", "providers", "ref", "tokens_in", "tokens_out", "usage")
 
-    def __init__(self, run: AgentRun, closer: weakref.finalize[Any, Any]) -> None:
+    def __init__(self, run: RunView, closer: weakref.finalize[Any, Any]) -> None:
         self.ref = weakref.ref(run)
         self.closer = closer
         self.lock = threading.Lock()
@@ -124,19 +124,6 @@ def _detach(token: Token[Context] | None) -> None:
         pass
 
 
-def stop_reason(run: AgentRun) -> str:
-    """Why an agent run ended without an error."""
-    state = run.state
-    if state.phase != "done":
-        return "paused"
-    if not state.stopped:
-        return "finished"
-    limit = run.settings.max_iterations
-    if limit is not None and state.iterations >= limit:
-        return "max_iterations"
-    return "max_execution_time"
-
-
 def _json(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, default=str)
 
@@ -170,20 +157,19 @@ class SpanHandler(BaseCallbackHandler):
         parent = self._parent(parent_run_id)
         self._runs[run_id] = _Run(parent.context, None, parent.agent, time.time_ns())
 
-    def _on_agent_run(self, run: AgentRun, *, run_id: UUID, **kwargs: Any) -> None:
+    def _on_agent_run(self, run: RunView, *, run_id: UUID, **kwargs: Any) -> None:
         """The chain run `run_id` is an executor run: open its invoke_agent span."""
         record = self._runs.get(run_id)
         if record is None:
             return
-        name = run.config.get("run_name") or run.executor.get_name()
+        name = run.name
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": name,
         }
-        durable = run.durable
-        if durable is not None:
-            attributes["gen_ai.conversation.id"] = durable.thread_id
-            attributes["actloop.resumed"] = durable.request is not None
+        if run.thread_id is not None:
+            attributes["gen_ai.conversation.id"] = run.thread_id
+            attributes["actloop.resumed"] = run.resumed
         span = self.tracer.start_span(
             f"invoke_agent {name}",
             context=record.context,
@@ -194,8 +180,8 @@ class SpanHandler(BaseCallbackHandler):
         closer = weakref.finalize(run, self._closed, run_id)
         record.span, record.agent = span, _Agent(run, closer)
         record.context = trace.set_span_in_context(span, record.context)
-        if durable is not None:
-            propagate.inject(durable.context, context=record.context)
+        if run.trace_context is not None:
+            propagate.inject(run.trace_context, context=record.context)
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         record = self._runs.pop(run_id, None)
@@ -219,12 +205,12 @@ class SpanHandler(BaseCallbackHandler):
         run = agent.ref()
         if run is None:
             return
-        span.set_attribute("actloop.stop_reason", "error" if error else stop_reason(run))
-        span.set_attribute("actloop.iterations", run.state.iterations)
+        reason = "error" if error else (run.stop_reason or "unfinished")
+        span.set_attribute("actloop.stop_reason", reason)
+        span.set_attribute("actloop.iterations", run.iterations)
         span.set_attributes(agent.attributes())
-        durable = run.durable
-        if durable is not None and durable.previous_context:
-            previous = trace.get_current_span(extract_context(durable.previous_context))
+        if run.previous_trace_context:
+            previous = trace.get_current_span(extract_context(run.previous_trace_context))
             if previous.get_span_context().is_valid:
                 span.add_link(previous.get_span_context(), {"actloop.link": "resumes"})
         if error is not None:

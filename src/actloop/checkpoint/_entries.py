@@ -1,19 +1,71 @@
-"""How a durable run's journal writes plans and values: `dumps` with a clear error for what it
-cannot save, one copy of a step's shared message log, and a refusal for tool arguments nested too
-deeply to save (the live run and a replay then see the same step).
+"""The data of journal entries, written and read: `dumps` with a clear error for what it cannot
+save, one copy of a step's shared message log, a refusal for tool arguments nested too deeply to
+save (the live run and a replay then see the same step), call ids and decisions.
+
+The entry kinds are listed in `_base`. The durable run (`actloop.executor`) writes entries with
+these functions; the read side (`_history`) and replay read them back.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from actloop.agents import AgentAction
 from actloop.exceptions import CheckpointError, OutputParserException, SerializationError
 from actloop.serialization import dumps, loads
 
-__all__ = ["TOO_DEEP", "decode_plan", "encode", "encode_plan", "savable_plan", "too_deep"]
+__all__ = [
+    "TOO_DEEP",
+    "Decision",
+    "call_id",
+    "decode_decision",
+    "decode_plan",
+    "encode",
+    "encode_decision",
+    "encode_plan",
+    "savable_plan",
+    "too_deep",
+]
+
+
+class Decision(NamedTuple):
+    """A person's decision on one call: approve, reject (with a reason) or edit (new input)."""
+
+    kind: str
+    """`"approve"`, `"reject"` or `"edit"`."""
+    reason: str | None = None
+    """Why a call was rejected (None: no reason given)."""
+    tool_input: Any = None
+    """The new input of an edited call."""
+    seq: int = -1
+    """The journal entry that recorded it."""
+
+
+def call_id(act: int, index: int) -> str:
+    """The id of call `index` of step `act`, as shown in `pending_approvals`."""
+    return f"{act}-{index}"
+
+
+def encode_decision(decision: Decision) -> str:
+    """A decision as the data of its "decision" entry."""
+    value = {
+        "decision": decision.kind,
+        "reason": decision.reason,
+        "tool_input": decision.tool_input,
+    }
+    return encode(value, "the decision")
+
+
+def decode_decision(data: str | None, seq: int) -> Decision:
+    """Inverse of `encode_decision` (KeyError, TypeError or SerializationError when damaged)."""
+    value = loads(data or "null")
+    kind = value["decision"]
+    if kind not in ("approve", "reject", "edit"):
+        raise ValueError(f"unknown decision {kind!r}")
+    return Decision(kind, value.get("reason"), value.get("tool_input"), seq)
+
 
 _UNSAVABLE = '"type": "not_implemented"'
 

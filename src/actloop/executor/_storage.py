@@ -1,0 +1,153 @@
+"""How the drivers carry out a durable run's store calls: the sync driver with the store's sync
+methods, the async driver by awaiting its async twins. Each call is bounded by what is left of the
+run's deadline (`DurableRun.bound`). These are the run's only holders of the store.
+
+A lease that expires is renewed every third of its time to live by a heartbeat: a thread beside a
+sync run, a task beside an async one. A renewal that fails (the lease was taken over, the store
+does not answer) ends the heartbeat; the run's next write is then refused by the store's fencing
+check. A lease the store could not release when the run ended is released on a daemon thread
+once the store answers again (or it expires).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from actloop.checkpoint import BaseCheckpointer, Lease
+from actloop.exceptions import CheckpointError
+from actloop.executor._durable import DurableRun, Ops
+
+__all__ = ["AsyncStore", "SyncStore", "acarry", "carry", "release_later"]
+
+_T = TypeVar("_T")
+
+RELEASE_RETRY_SECONDS = 3600.0
+"""How long a lease the store failed to release is retried before it is left to expire."""
+
+
+def carry(store: BaseCheckpointer, ops: Ops[_T], bound: Callable[[], float | None]) -> _T:
+    """Make each call `ops` yields with the store's sync method, bounded by `bound()` seconds;
+    send `ops` the result (or throw the error in); return its value."""
+    value: Any = None
+    error: Exception | None = None
+    while True:
+        try:
+            call = ops.send(value) if error is None else ops.throw(error)
+        except StopIteration as stop:
+            return stop.value
+        value, error = None, None
+        try:
+            value = getattr(store, call.method)(*call.args, timeout=bound(), **call.kwargs)
+        except Exception as exc:
+            error = exc
+
+
+async def acarry(store: BaseCheckpointer, ops: Ops[_T], bound: Callable[[], float | None]) -> _T:
+    """Async twin of `carry`: awaits the store's async twin of each call."""
+    value: Any = None
+    error: Exception | None = None
+    while True:
+        try:
+            call = ops.send(value) if error is None else ops.throw(error)
+        except StopIteration as stop:
+            return stop.value
+        value, error = None, None
+        method = getattr(store, "a" + call.method)
+        try:
+            value = await method(*call.args, timeout=bound(), **call.kwargs)
+        except Exception as exc:
+            error = exc
+
+
+class SyncStore:
+    """Carries out a durable run's store calls with the store's sync methods."""
+
+    def __init__(self, store: BaseCheckpointer, run: DurableRun) -> None:
+        self.store, self.run = store, run
+        self._stopped: threading.Event | None = None
+
+    def carry(self, ops: Ops[_T]) -> _T:
+        """`carry` bounded by the run's deadline."""
+        return carry(self.store, ops, self.run.bound)
+
+    def open(self) -> None:
+        """Open the run; start its heartbeat when its lease expires."""
+        self.carry(self.run.open())
+        every = self.run.renew_every
+        if every is not None:
+            self._stopped = threading.Event()
+            threading.Thread(
+                target=self._beat, args=(every, self._stopped), name="actloop-lease", daemon=True
+            ).start()
+
+    def _beat(self, every: float, stopped: threading.Event) -> None:
+        while not stopped.wait(every):
+            try:
+                self.carry(self.run.renew())
+            except CheckpointError:
+                return
+
+    def close(self) -> None:
+        """Stop the heartbeat and give the lease back (later, if the store cannot now)."""
+        if self._stopped is not None:
+            self._stopped.set()
+        lease = self.carry(self.run.close())
+        if lease is not None:
+            release_later(self.store, lease)
+
+
+class AsyncStore:
+    """Carries out a durable run's store calls by awaiting the store's async twins."""
+
+    def __init__(self, store: BaseCheckpointer, run: DurableRun) -> None:
+        self.store, self.run = store, run
+        self._beat: asyncio.Task[None] | None = None
+
+    async def carry(self, ops: Ops[_T]) -> _T:
+        """`acarry` bounded by the run's deadline."""
+        return await acarry(self.store, ops, self.run.bound)
+
+    async def open(self) -> None:
+        """Open the run; start its heartbeat task when its lease expires."""
+        await self.carry(self.run.open())
+        every = self.run.renew_every
+        if every is not None:
+            self._beat = asyncio.ensure_future(self._heartbeat(every))
+
+    async def _heartbeat(self, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.carry(self.run.renew())
+            except CheckpointError:
+                return
+
+    async def close(self) -> None:
+        """Stop the heartbeat and give the lease back (later, if the store cannot now)."""
+        if self._beat is not None:
+            self._beat.cancel()
+        lease = await self.carry(self.run.close())
+        if lease is not None:
+            release_later(self.store, lease)
+
+
+def release_later(store: BaseCheckpointer, lease: Lease) -> None:
+    """Retry releasing `lease` on a daemon thread, backing off to every 2 s: a store that failed
+    or did not answer (disk full, database down or frozen) must not keep the thread locked for the
+    rest of the process; once it answers again, another process can resume the run."""
+
+    def retry() -> None:
+        delay, give_up = 0.05, time.monotonic() + RELEASE_RETRY_SECONDS
+        while time.monotonic() < give_up:
+            time.sleep(delay)
+            try:
+                store.release(lease, timeout=max(delay, 5.0))
+                return
+            except Exception:
+                delay = min(delay * 2, 2.0)
+
+    threading.Thread(target=retry, name="actloop-release", daemon=True).start()
