@@ -51,11 +51,13 @@ bench:
 	$(MAKE) bench-local
 
 # Side by side on real servers, with the dev venv: the Postgres journal against LangGraph's
-# PostgresSaver, runs over Ray against one process, `actloop serve` against LangServe, and how
-# fast hostile input is refused. Each script prints its own table.
+# PostgresSaver, concurrent durable runs (no store, SQLite, Postgres, Postgres behind a delaying
+# proxy), runs over Ray against one process, `actloop serve` against LangServe, and how fast
+# hostile input is refused. Each script prints its own table.
 bench-systems: $(STAMP)
 	$(PY) tests/postgres_server.py ensure
 	$(PY) bench/postgres_journal.py 200 --concurrent 50
+	$(PY) bench/durable_concurrency.py --runs 20 --steps 5 --delay-ms 10
 	$(PY) bench/ray_scale.py 400
 	$(PY) bench/serve_bench.py --runs 1000 --latency 0.05
 	$(PY) bench/hostile.py

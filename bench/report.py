@@ -508,6 +508,13 @@ def chart(data: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
+KEPT = "<!-- Sections below come from scripts outside run.py (make bench-systems); kept as is. -->"
+"""RESULTS.md from this line on is written by hand from other scripts' output; `write` keeps it."""
+
+
 def write(data: dict[str, Any], bench_dir: Path) -> None:
-    (bench_dir / "RESULTS.md").write_text(Doc(data).build() + "\n")
+    path = bench_dir / "RESULTS.md"
+    old = path.read_text() if path.exists() else ""
+    kept = old[old.index(KEPT) :] if KEPT in old else ""
+    path.write_text(Doc(data).build() + "\n" + (f"\n{kept}" if kept else ""))
     chart(data, bench_dir / "results.png")
