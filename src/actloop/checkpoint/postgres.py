@@ -130,7 +130,7 @@ class PostgresCheckpointer(BaseCheckpointer):
         *,
         schema: str = "actloop",
         lease_ttl: float | None = 30.0,
-        max_connections: int = 8,
+        max_connections: int = 16,
         connect_timeout: float = 10.0,
         timeout: float = 30.0,
     ) -> None:
@@ -352,6 +352,22 @@ class PostgresCheckpointer(BaseCheckpointer):
             raise ValueError(f"ttl={ttl!r}: a lease lasts zero seconds or more (None: no expiry)")
         return ttl
 
+    def _grab(self, thread_id: str, owner: Owner, ttl: float | None) -> _Op[Lease | None]:
+        """The lease of a thread that is new, released or expired, in one statement; None when
+        it is held (then `_acquire` looks at its holder)."""
+        found = yield _Query(
+            f"INSERT INTO {self.schema}.leases AS l VALUES (%s, %s, %s, %s, %s, 1, {_NOW} + %s) "
+            "ON CONFLICT (thread_id) DO UPDATE SET pid=excluded.pid, host=excluded.host, "
+            "started=excluded.started, token=excluded.token, epoch=l.epoch + 1, "
+            f"expires=excluded.expires WHERE l.token IS NULL OR l.expires <= {_NOW} "
+            "RETURNING epoch",
+            (thread_id, owner.pid, owner.host, owner.started, owner.token, ttl),
+        )
+        if not found.rows:
+            return None
+        expires = None if ttl is None else time.time() + ttl
+        return Lease(thread_id, owner, found.rows[0][0], expires)
+
     def _acquire(self, thread_id: str, owner: Owner, ttl: float | None) -> _Op[Lease]:
         s = self.schema
         yield _Query(
@@ -393,7 +409,12 @@ class PostgresCheckpointer(BaseCheckpointer):
         timeout: float | None = None,
     ) -> Lease:
         """Take the thread's lease when free, released, expired or held by a dead process."""
-        return self._run(self._acquire(thread_id, owner, self._ttl(ttl)), timeout=timeout)
+        ttl, until = self._ttl(ttl), time.monotonic() + self.bound(timeout)
+        lease = self._run(self._grab(thread_id, owner, ttl), transaction=False, timeout=timeout)
+        if lease is not None:
+            return lease
+        left = until - time.monotonic()
+        return self._run(self._acquire(thread_id, owner, ttl), timeout=left)
 
     async def aacquire(
         self,
@@ -404,7 +425,13 @@ class PostgresCheckpointer(BaseCheckpointer):
         timeout: float | None = None,
     ) -> Lease:
         """Async twin of `acquire`."""
-        return await self._arun(self._acquire(thread_id, owner, self._ttl(ttl)), timeout=timeout)
+        ttl, until = self._ttl(ttl), time.monotonic() + self.bound(timeout)
+        grab = self._grab(thread_id, owner, ttl)
+        lease = await self._arun(grab, transaction=False, timeout=timeout)
+        if lease is not None:
+            return lease
+        left = until - time.monotonic()
+        return await self._arun(self._acquire(thread_id, owner, ttl), timeout=left)
 
     def renew(
         self, lease: Lease, *, ttl: float | None = None, timeout: float | None = None
@@ -464,13 +491,27 @@ class PostgresCheckpointer(BaseCheckpointer):
         return await self._arun(self._list(), transaction=False, timeout=timeout)
 
     def _create(self, record: RunRecord, lease: Lease | None) -> _Op[None]:
-        yield from _check_write(self.schema, record.thread_id, lease)
-        found = yield _Query(
-            f"INSERT INTO {self.schema}.runs VALUES (%s, %s, %s, %s, %s, %s, %s, {_NOW}, {_NOW}) "
-            "ON CONFLICT DO NOTHING",
-            (record.thread_id, record.status, record.inputs, record.fingerprint, record.output,
-             record.pending, record.error),
-        )  # fmt: skip
+        """Under its own lease, one fenced statement (see `_append`); else in a transaction."""
+        s = self.schema
+        values = (record.thread_id, record.status, record.inputs, record.fingerprint,
+                  record.output, record.pending, record.error)  # fmt: skip
+        if not _fenced(lease, record.thread_id):
+            yield from _check_write(s, record.thread_id, lease)
+            found = yield _Query(
+                f"INSERT INTO {s}.runs VALUES (%s, %s, %s, %s, %s, %s, %s, {_NOW}, {_NOW}) "
+                "ON CONFLICT DO NOTHING",
+                values,
+            )
+        else:
+            assert lease is not None
+            found = yield _Query(
+                f"INSERT INTO {s}.runs SELECT %s, %s, %s, %s, %s, %s, %s, {_NOW}, {_NOW} "
+                f"FROM {s}.leases WHERE thread_id=%s AND epoch=%s AND token=%s FOR SHARE "
+                "ON CONFLICT DO NOTHING",
+                (*values, record.thread_id, lease.epoch, lease.owner.token),
+            )
+            if found.rowcount != 1:
+                yield from _check_lease(s, lease, lock=None)  # LeaseLostError if that was why
         if found.rowcount != 1:
             raise CheckpointError(f"thread {record.thread_id!r} already has a run")
 
@@ -478,13 +519,15 @@ class PostgresCheckpointer(BaseCheckpointer):
         self, record: RunRecord, *, lease: Lease | None = None, timeout: float | None = None
     ) -> None:
         """Save a new run (status as given)."""
-        self._run(self._create(record, lease), timeout=timeout)
+        fenced = _fenced(lease, record.thread_id)
+        self._run(self._create(record, lease), transaction=not fenced, timeout=timeout)
 
     async def acreate(
         self, record: RunRecord, *, lease: Lease | None = None, timeout: float | None = None
     ) -> None:
         """Async twin of `create`."""
-        await self._arun(self._create(record, lease), timeout=timeout)
+        fenced = _fenced(lease, record.thread_id)
+        await self._arun(self._create(record, lease), transaction=not fenced, timeout=timeout)
 
     def _update(
         self, thread_id: str, status: RunStatus, lease: Lease | None, fields: dict[str, str | None]
@@ -492,12 +535,24 @@ class PostgresCheckpointer(BaseCheckpointer):
         unknown = set(fields) - {"output", "pending", "error"}
         if unknown:
             raise TypeError(f"update() got unexpected fields {sorted(unknown)}")
-        yield from _check_write(self.schema, thread_id, lease)
-        yield _Query(
-            f"UPDATE {self.schema}.runs SET status=%s, output=%s, pending=%s, error=%s, "
-            f"updated={_NOW} WHERE thread_id=%s",
-            (status, fields.get("output"), fields.get("pending"), fields.get("error"), thread_id),
+        s = self.schema
+        values = (status, fields.get("output"), fields.get("pending"), fields.get("error"))
+        sql = (
+            f"UPDATE {s}.runs SET status=%s, output=%s, pending=%s, error=%s, updated={_NOW} "
+            "WHERE thread_id=%s"
         )
+        if not _fenced(lease, thread_id):
+            yield from _check_write(s, thread_id, lease)
+            yield _Query(sql, (*values, thread_id))
+            return
+        assert lease is not None
+        written = yield _Query(
+            f"{sql} AND EXISTS (SELECT 1 FROM {s}.leases WHERE thread_id=%s AND epoch=%s "
+            "AND token=%s FOR SHARE)",
+            (*values, thread_id, thread_id, lease.epoch, lease.owner.token),
+        )
+        if written.rowcount != 1:
+            yield from _check_lease(s, lease, lock=None)  # LeaseLostError if that was why
 
     def update(
         self,
@@ -509,7 +564,8 @@ class PostgresCheckpointer(BaseCheckpointer):
         **fields: str | None,
     ) -> None:
         """Set the status; `output`, `pending` and `error` are replaced (missing ones cleared)."""
-        self._run(self._update(thread_id, status, lease, fields), timeout=timeout)
+        op = self._update(thread_id, status, lease, fields)
+        self._run(op, transaction=not _fenced(lease, thread_id), timeout=timeout)
 
     async def aupdate(
         self,
@@ -521,7 +577,8 @@ class PostgresCheckpointer(BaseCheckpointer):
         **fields: str | None,
     ) -> None:
         """Async twin of `update`."""
-        await self._arun(self._update(thread_id, status, lease, fields), timeout=timeout)
+        op = self._update(thread_id, status, lease, fields)
+        await self._arun(op, transaction=not _fenced(lease, thread_id), timeout=timeout)
 
     def _delete(self, thread_id: str) -> _Op[None]:
         for table in ("runs", "entries"):
@@ -543,11 +600,12 @@ class PostgresCheckpointer(BaseCheckpointer):
     def _append(self, thread_id: str, entry: JournalEntry, lease: Lease | None) -> _Op[None]:
         """One fenced INSERT under a lease (a single statement: its own transaction)."""
         s = self.schema
-        if lease is None or lease.thread_id != thread_id:  # the caller opened a transaction
+        if not _fenced(lease, thread_id):  # the caller opened a transaction
             yield from _check_write(s, thread_id, lease)
             yield _Query(f"INSERT INTO {s}.entries VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
                          (thread_id, *entry))  # fmt: skip
             return
+        assert lease is not None
         written = yield _Query(
             f"INSERT INTO {s}.entries SELECT %s, %s::int, %s, %s::int, %s::int, %s::float8, "
             f"%s, %s::bigint FROM {s}.leases WHERE thread_id=%s AND epoch=%s AND token=%s "
@@ -578,7 +636,7 @@ class PostgresCheckpointer(BaseCheckpointer):
         """Add one entry in its own transaction, stamped with the lease's epoch."""
         psycopg, _ = _psycopg()
         try:
-            fenced = lease is not None and lease.thread_id == thread_id
+            fenced = _fenced(lease, thread_id)
             op = self._append(thread_id, entry, lease)
             self._run(op, transaction=not fenced, timeout=timeout)
         except psycopg.errors.UniqueViolation as exc:
@@ -595,7 +653,7 @@ class PostgresCheckpointer(BaseCheckpointer):
         """Async twin of `append`."""
         psycopg, _ = _psycopg()
         try:
-            fenced = lease is not None and lease.thread_id == thread_id
+            fenced = _fenced(lease, thread_id)
             op = self._append(thread_id, entry, lease)
             await self._arun(op, transaction=not fenced, timeout=timeout)
         except psycopg.errors.UniqueViolation as exc:
@@ -654,6 +712,13 @@ async def _adrive(conn: psycopg.AsyncConnection[Any], op: _Op[_T]) -> _T:
 
 
 # -- lease checks (operations too) ----------------------------------------------------------------
+
+
+def _fenced(lease: Lease | None, thread_id: str) -> bool:
+    """Whether a write carries its own thread's lease: then it is one statement that writes only
+    under that lease (its row locked FOR SHARE, so a take-over waits for it, and a write racing
+    a take-over finds the new epoch and writes nothing), in autocommit: one round trip."""
+    return lease is not None and lease.thread_id == thread_id
 
 
 def _held(schema: str, thread_id: str, lock: str | None) -> _Op[HeldLease]:
