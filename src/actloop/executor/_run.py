@@ -262,9 +262,11 @@ class AgentRun:
         else:
             limit = config.get("max_concurrency")
             self.core = LoopCore(self.settings, self.state, time.monotonic, limit)
-        name = config.get("run_name") or executor.get_name()
-        self.view = RunView(name, self.core, self.durable)
+        self.view: RunView | None = None
+        """What handlers learn of this run (made when the run has handlers)."""
         if self.manager is not None:
+            name = config.get("run_name") or executor.get_name()
+            self.view = RunView(name, self.core, self.durable)
             self.manager.notify("_on_agent_run", self.view)  # e.g. actloop.tracing's span
 
     def _driver(self, cls: type[_D], emit: bool) -> _D:
