@@ -36,7 +36,7 @@ demo: $(DEMO_STAMP)
 	$(VENV)/bin/actloop run "What is 12 * 7 + 5?"
 
 test: $(STAMP)
-	$(PY) tests/postgres_server.py ensure
+	$(PY) tests/support/postgres.py ensure
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
@@ -54,7 +54,7 @@ bench:
 # PostgresSaver, runs over Ray against one process, `actloop serve` against LangServe, and how
 # fast hostile input is refused. Each script prints its own table.
 bench-systems: $(STAMP)
-	$(PY) tests/postgres_server.py ensure
+	$(PY) tests/support/postgres.py ensure
 	$(PY) bench/postgres_journal.py 200 --concurrent 50
 	$(PY) bench/ray_scale.py 400
 	$(PY) bench/serve_bench.py --runs 1000 --latency 0.05
