@@ -36,7 +36,7 @@ demo: $(DEMO_STAMP)
 	$(VENV)/bin/actloop run "What is 12 * 7 + 5?"
 
 test: $(STAMP)
-	$(PY) tests/postgres_server.py ensure
+	$(PY) tests/support/postgres.py ensure
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
@@ -55,7 +55,7 @@ bench:
 # proxy), runs over Ray against one process, `actloop serve` against LangServe, and how fast
 # hostile input is refused. Each script prints its own table.
 bench-systems: $(STAMP)
-	$(PY) tests/postgres_server.py ensure
+	$(PY) tests/support/postgres.py ensure
 	$(PY) bench/postgres_journal.py 200 --concurrent 50
 	$(PY) bench/durable_concurrency.py --runs 20 --steps 5 --delay-ms 10
 	$(PY) bench/ray_scale.py 400

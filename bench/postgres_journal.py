@@ -9,7 +9,7 @@ an `act` node in a StateGraph (the steps kept in state, as an agent's are), comp
 without a `PostgresSaver`. Journal cost per step = (with - without) / STEPS, median of 5 runs.
 `--concurrent N` also times N runs at once (actloop: `abatch`-like gather on the async path;
 LangGraph: `AsyncPostgresSaver`), as a cost per step over all runs. The server starts from
-`tests/postgres_server.py` (fsync on, as in production), on loopback TCP.
+`tests/support/postgres.py` (fsync on, as in production), on loopback TCP.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from actloop import AgentAction, AgentExecutor, AgentFinish, BaseSingleActionAgent, Tool
 from actloop.checkpoint import PostgresCheckpointer
-from postgres_server import PostgresServer
+from support.postgres import PostgresServer
 
 ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
 STEPS = int(ARGS[0]) if ARGS else 200

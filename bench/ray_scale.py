@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE))
 
 from actloop import AgentAction, AgentExecutor, AgentFinish, BaseSingleActionAgent, Tool  # noqa: E402
 from actloop.checkpoint import connect  # noqa: E402
-from postgres_server import PostgresServer  # noqa: E402
+from support.postgres import PostgresServer  # noqa: E402
 
 RUNS = int(next((a for a in sys.argv[1:] if not a.startswith("--")), "400"))
 

@@ -27,6 +27,8 @@ PUBLIC_MODULES = [
 
 # Public in their module, not re-exported at the top: helper types and module-level constants.
 NOT_AT_TOP = {
+    "ACTION_INPUT_PATTERN",
+    "ACTION_PATTERN",
     "ArgsSchema",
     "BaseMessagePromptTemplate",
     "BasePromptTemplate",
@@ -52,6 +54,7 @@ NOT_AT_TOP = {
     "convert_to_messages",
     "convert_to_openai_function",
     "ensure_config",
+    "format_error",
     "get_color_mapping",
     "merge_configs",
     "message_chunk_to_message",

@@ -48,6 +48,7 @@ __all__ = [
     "JSON_AGENT_PROMPT",
     "JSONAgentOutputParser",
     "create_structured_json_agent",
+    "first_json_object",
     "format_json_scratchpad",
     "json_agent_schema",
     "render_json_tools",
@@ -175,8 +176,9 @@ def _error(text: str, observation: str) -> OutputParserException:
     )
 
 
-def _first_object(text: str) -> dict[str, Any]:
-    """The first JSON object in `text`; a `{` that does not start one is skipped."""
+def first_json_object(text: str) -> dict[str, Any]:
+    """The first JSON object in `text`; a `{` that does not start one is skipped. Without one it
+    raises the `OutputParserException` whose observation tells the model what was wrong."""
     start = text.find("{")
     if start == -1:
         raise _error(text, f"Your reply was not valid JSON: it has no JSON object. {_ASK}")
@@ -227,7 +229,7 @@ class JSONAgentOutputParser(AgentOutputParser):
 
     def parse(self, text: str) -> AgentAction | AgentFinish:
         """The action or finish of the first JSON object in `text`."""
-        return _to_step(_first_object(text), text)
+        return _to_step(first_json_object(text), text)
 
 
 def create_structured_json_agent(

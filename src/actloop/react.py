@@ -29,11 +29,14 @@ from actloop.tools import BaseTool
 from actloop.tools.render import ToolsRenderer, render_text_description
 
 __all__ = [
+    "ACTION_INPUT_PATTERN",
+    "ACTION_PATTERN",
     "FINAL_ANSWER_ACTION",
     "FORMAT_INSTRUCTIONS",
     "REACT_PROMPT",
     "ReActSingleInputOutputParser",
     "create_react_agent",
+    "format_error",
 ]
 
 FINAL_ANSWER_ACTION = "Final Answer:"
@@ -67,11 +70,14 @@ REACT_TEMPLATE = (
 REACT_PROMPT = PromptTemplate.from_template(REACT_TEMPLATE)
 """The standard ReAct prompt; variables `tools`, `tool_names`, `input`, `agent_scratchpad`."""
 
-_ACTION = re.compile(r"Action\s*(?:\d+\s*)?:")
-_ACTION_INPUT = re.compile(r"Action\s*(?:\d+\s*)?Input\s*(?:\d+\s*)?:")
+ACTION_PATTERN = re.compile(r"Action\s*(?:\d+\s*)?:")
+"""`Action:` (digits allowed before the colon); searched once, in linear time."""
+ACTION_INPUT_PATTERN = re.compile(r"Action\s*(?:\d+\s*)?Input\s*(?:\d+\s*)?:")
+"""`Action Input:` (digits allowed after either word); searched after the action."""
 
 
-def _missing(text: str, observation: str) -> OutputParserException:
+def format_error(text: str, observation: str) -> OutputParserException:
+    """A reply missing a part of the format: the error goes back to the model as `observation`."""
     return OutputParserException(
         f"Could not parse LLM output: `{text}`",
         observation=observation,
@@ -90,9 +96,9 @@ class ReActSingleInputOutputParser(AgentOutputParser):
     def parse(self, text: str) -> AgentAction | AgentFinish:
         """An action, a finish, or `OutputParserException` (same results as LangChain's)."""
         includes_answer = FINAL_ANSWER_ACTION in text
-        action = _ACTION.search(text)
+        action = ACTION_PATTERN.search(text)
         if action is not None:
-            action_input = _ACTION_INPUT.search(text, action.end())
+            action_input = ACTION_INPUT_PATTERN.search(text, action.end())
             if action_input is not None:
                 if includes_answer:
                     raise OutputParserException(
@@ -105,9 +111,9 @@ class ReActSingleInputOutputParser(AgentOutputParser):
             answer = text[text.rindex(FINAL_ANSWER_ACTION) + len(FINAL_ANSWER_ACTION) :]
             return AgentFinish({"output": answer.strip()}, text)
         if action is None:
-            raise _missing(text, MISSING_ACTION_AFTER_THOUGHT_ERROR_MESSAGE)
-        if _ACTION_INPUT.search(text) is None:
-            raise _missing(text, MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE)
+            raise format_error(text, MISSING_ACTION_AFTER_THOUGHT_ERROR_MESSAGE)
+        if ACTION_INPUT_PATTERN.search(text) is None:
+            raise format_error(text, MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE)
         raise OutputParserException(f"Could not parse LLM output: `{text}`")
 
 

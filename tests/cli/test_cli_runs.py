@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from actloop.serialization import loads
-from openai_server import LoopbackServer, message, running
+from support.openai_server import LoopbackServer, message, running
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

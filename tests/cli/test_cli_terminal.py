@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from openai_server import LoopbackServer, message, running
+from support.openai_server import LoopbackServer, message, running
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import inspect
 import json
-import sys
 import textwrap
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import langchain_core.tools as lc_tools
@@ -20,9 +18,7 @@ from langchain_core.language_models.llms import LLM as LcLLM
 from langchain_core.prompts import PromptTemplate as LcPromptTemplate
 
 from actloop.react import REACT_PROMPT, create_react_agent
-
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for the loopback server
-from openai_server import LoopbackServer, Reply, running
+from support.openai_server import LoopbackServer, Reply, running
 
 REPLIES = [
     "I should greet back.\nAction: echo\nAction Input: hi",

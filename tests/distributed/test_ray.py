@@ -21,13 +21,12 @@ import ray
 from ray.cluster_utils import Cluster
 
 from actloop.distributed import RayRunner
-from postgres_server import PostgresServer, postgres_server
+from support.postgres import PostgresServer
 
 from .ray_scenario import STEPS, expected, make_executor
 
 HERE = Path(__file__).resolve().parent
 FACTORY = "ray_scenario:make_executor"
-_ = postgres_server
 
 
 class RayCluster:

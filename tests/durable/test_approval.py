@@ -18,8 +18,8 @@ from actloop import (
 )
 from actloop.checkpoint import BaseCheckpointer
 from actloop.testing import ScriptedMultiActionAgent
+from support.durable import Stores
 
-from .conftest import Stores
 from .scenario import TwoCalls, side_effect_tool
 from .test_crash import run_child
 

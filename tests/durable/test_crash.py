@@ -22,8 +22,8 @@ from typing import Any
 
 from actloop import dumps, loads
 from actloop.checkpoint import connect
+from support.durable import Stores
 
-from .conftest import Stores
 from .scenario import STEPS, build
 
 CHILD = Path(__file__).with_name("child.py")

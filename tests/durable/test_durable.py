@@ -22,8 +22,8 @@ from actloop.checkpoint import BaseCheckpointer, JournalEntry, RunRecord
 from actloop.executor._journal import fingerprint
 from actloop.executor._run import loop_settings
 from actloop.testing import ScriptedAgent
+from support.durable import Stores
 
-from .conftest import Stores
 from .scenario import build, side_effect_tool
 
 

@@ -10,8 +10,7 @@ import pytest
 from actloop import AgentAction, AgentExecutor, AgentFinish, CheckpointError, Tool
 from actloop.checkpoint import BaseCheckpointer, LeaseLostError, Owner
 from actloop.testing import ScriptedAgent
-
-from .conftest import Stores
+from support.durable import Stores
 
 TTL = 1.0
 

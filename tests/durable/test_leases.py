@@ -23,8 +23,8 @@ from actloop.checkpoint import (
     RunRecord,
     SqliteCheckpointer,
 )
+from support.durable import Stores
 
-from .conftest import Stores
 from .test_approval import effects, setup
 
 HOST = socket.gethostname()

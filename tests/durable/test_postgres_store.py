@@ -18,7 +18,7 @@ from actloop.checkpoint import (
     RunRecord,
     connect,
 )
-from postgres_server import PostgresServer
+from support.postgres import PostgresServer
 
 
 def snapshot(url: str, schema: str) -> list[tuple[str, str]]:

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 from actloop import dumps
+from support.durable import Stores
 
-from .conftest import Stores
 from .scenario import build, mark_process
 from .test_crash import reference, start
 

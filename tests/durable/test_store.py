@@ -12,8 +12,8 @@ import pytest
 from actloop import AgentExecutor, CheckpointError
 from actloop.checkpoint import BaseCheckpointer, Owner, SqliteCheckpointer
 from actloop.cli._runs import CliResult, runs_list, runs_resume, runs_show
+from support.durable import Stores
 
-from .conftest import Stores
 from .scenario import TwoCalls, build, side_effect_tool
 from .test_approval import effects, setup
 from .test_crash import start

@@ -13,11 +13,10 @@ from actloop import AgentExecutor
 from actloop.agents import AgentAction, ToolAgentAction
 from actloop.messages import AIMessage
 from actloop.prompts import ChatPromptTemplate, MessagesPlaceholder
-from actloop.testing import ScriptedChatModel
+from actloop.testing import ScriptedAgent, ScriptedChatModel
 from actloop.tool_calling import create_tool_calling_agent
 from actloop.tools import BaseTool, tool
-
-from .conftest import ScriptedAgent, finish, make_tool
+from support.executor import finish, make_tool
 
 REQUEST: contextvars.ContextVar[str] = contextvars.ContextVar("request", default="unset")
 PROMPT = ChatPromptTemplate.from_messages(

@@ -14,8 +14,7 @@ from actloop import (
     RunnableLambda,
 )
 from actloop.testing import ScriptedAgent, ScriptedMultiActionAgent
-
-from .conftest import finish, make_tool, seen
+from support.executor import finish, make_tool, seen
 
 
 async def run(executor: AgentExecutor, inputs: dict[str, Any], mode: str) -> dict[str, Any]:

@@ -22,8 +22,7 @@ from actloop import (
     tool,
 )
 from actloop.testing import ScriptedAgent, ScriptedMultiActionAgent
-
-from .conftest import finish, make_tool
+from support.executor import finish, make_tool
 
 LIVENESS = 10.0
 """Seconds a run with a deadline under 1 s may take before we call it hung (its tool or model

@@ -20,8 +20,7 @@ from actloop import (
 )
 from actloop.executor.trim import TokenBudgetTrim, approximate_tokens
 from actloop.testing import ScriptedAgent, ScriptedChatModel
-
-from .conftest import finish, seen
+from support.executor import finish, seen
 
 MODES = ["sync", "async"]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import tempfile
@@ -13,18 +12,13 @@ from collections.abc import Iterator
 import pytest
 
 from actloop.models.local import default_model_path
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from support.serve import free_port
 
 
 @pytest.fixture(scope="session")
 def llama_server() -> Iterator[str]:
     """`python -m llama_cpp.server` serving the embedded GGUF; yields its base URL (…/v1)."""
-    port = _free_port()
+    port = free_port()
     command = [
         sys.executable,
         "-m",

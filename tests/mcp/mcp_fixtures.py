@@ -15,8 +15,6 @@ from pathlib import Path
 import psutil
 
 SERVERS = Path(__file__).parent / "servers"
-if str(SERVERS.parent.parent) not in sys.path:  # tests/: the suite's shared `openai_server`
-    sys.path.insert(0, str(SERVERS.parent.parent))
 DEMO = str(SERVERS / "demo.py")
 CHATTY = str(SERVERS / "chatty.py")
 

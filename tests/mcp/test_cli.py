@@ -15,7 +15,7 @@ import psutil
 import pytest
 from mcp_fixtures import DEMO, SERVERS, server_processes
 
-from openai_server import LoopbackServer, message, running
+from support.openai_server import LoopbackServer, message, running
 
 ARITH = str(SERVERS / "arith.py")
 

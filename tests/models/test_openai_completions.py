@@ -11,7 +11,7 @@ import pytest
 
 from actloop import AgentType, Tool, initialize_agent
 from actloop.models import BadRequestError, OpenAI
-from openai_server import USAGE, LoopbackServer, Reply, error, running
+from support.openai_server import USAGE, LoopbackServer, Reply, error, running
 
 
 @pytest.fixture

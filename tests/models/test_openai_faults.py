@@ -32,7 +32,7 @@ from actloop.models import (
     ServerError,
     StreamInterruptedError,
 )
-from openai_server import (
+from support.openai_server import (
     FAST_RETRY,
     USAGE,
     LoopbackServer,

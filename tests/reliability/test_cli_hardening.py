@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from actloop.checkpoint import Owner, SqliteCheckpointer
-from openai_server import LoopbackServer, Reply, error, message, running
+from support.openai_server import LoopbackServer, Reply, error, message, running
 
 ESCAPES = "\x1b]52;c;cHduZWQ=\x07 \x1b[2J \x1b]0;title\x07 \x9b31m \r"
 """An OSC 52 clipboard write, clear screen, a window title, a C1 CSI, a carriage return."""

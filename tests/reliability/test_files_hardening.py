@@ -17,7 +17,7 @@ import pytest
 
 from actloop.exceptions import ConfigurationError
 from actloop.tools.builtin import file_tools
-from openai_server import LoopbackServer, message, running
+from support.openai_server import LoopbackServer, message, running
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """ChatOpenAI against a hostile or unlucky OpenAI-compatible server (issue 13, items 7, 8 and 16).
 
-Everything goes through the real `openai` SDK to the shared loopback server (`openai_server.py`):
+Everything goes through the real `openai` SDK to the loopback server of `support/openai_server.py`:
 - item 7: a server (or proxy) that echoes the API key never gets it into an error's text, body,
   args or chained causes, the SDK's debug log of response headers, or the CLI's output;
 - item 8: odd reply shapes are repaired when their meaning is clear, else raise a `ModelError`;
@@ -35,7 +35,7 @@ from actloop.models import (
 )
 from actloop.models import _openai_wire as wire
 from actloop.tool_calling import create_tool_calling_agent
-from openai_server import LoopbackServer, Reply, completion_json, error, message, running
+from support.openai_server import LoopbackServer, Reply, completion_json, error, message, running
 
 from ._support import SEED
 

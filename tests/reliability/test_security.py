@@ -23,7 +23,7 @@ from actloop.serialization import dumpd, dumps, load, loads
 from actloop.testing import ScriptedAgent
 from actloop.tools import StructuredTool, Tool
 from actloop.tools.builtin import calculator, clock, file_tools
-from openai_server import LoopbackServer, message, running
+from support.openai_server import LoopbackServer, message, running
 
 from ._support import SEED
 

@@ -15,9 +15,8 @@ import pytest
 from langchain_core.agents import AgentActionMessageLog
 from langserve import RemoteRunnable
 
-from openai_server import LoopbackServer, message, running
-
-from .conftest import free_port
+from support.openai_server import LoopbackServer, message, running
+from support.serve import free_port
 
 TESTS = Path(__file__).resolve().parents[1]
 

@@ -10,9 +10,9 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 from langserve import RemoteRunnable
 
 from actloop.server import create_app
+from support.serve import Serve
 
 from .agents import make_executor
-from .conftest import Serve
 
 
 def remote(serve: Serve) -> tuple[str, RemoteRunnable]:

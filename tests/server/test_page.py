@@ -14,9 +14,9 @@ import pytest
 
 from actloop.checkpoint import SqliteCheckpointer
 from actloop.server import create_app
+from support.serve import Serve
 
 from .agents import HOSTILE, make_executor
-from .conftest import Serve
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [

@@ -15,9 +15,9 @@ from actloop.prompts import ChatPromptTemplate
 from actloop.server import create_app
 from actloop.testing import FunctionChatModel
 from actloop.tool_calling import create_tool_calling_agent
+from support.serve import Serve
 
 from .agents import add, make_executor
-from .conftest import Serve
 
 TOKEN = "s3cret-token-value"
 

@@ -13,9 +13,9 @@ import pytest
 
 from actloop.checkpoint import SqliteCheckpointer
 from actloop.server import create_app
+from support.serve import Serve
 
 from .agents import make_executor
-from .conftest import Serve
 
 Event = tuple[int, str, Any]
 

@@ -12,9 +12,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from actloop.server import create_app
 from actloop.tracing import inject_context, instrument, uninstrument
+from support.serve import Serve
 
 from .agents import make_executor
-from .conftest import Serve
 
 
 @pytest.fixture

@@ -17,8 +17,7 @@ from actloop.callbacks._manager import configure
 from actloop.tool_calling import create_tool_calling_agent
 from actloop.tools import tool
 from actloop.tracing import CAPTURE_ENV, instrument, is_instrumented, uninstrument
-
-from .conftest import PROMPT, NamedModel, Spans, call, reply
+from support.tracing import PROMPT, NamedModel, Spans, call, reply
 
 
 @tool

@@ -15,8 +15,7 @@ from actloop.testing import ScriptedAgent
 from actloop.tool_calling import create_tool_calling_agent
 from actloop.tools import tool
 from actloop.tracing import continue_trace, inject_context
-
-from .conftest import (
+from support.tracing import (
     PROMPT,
     NamedModel,
     Spans,

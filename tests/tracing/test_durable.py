@@ -10,8 +10,7 @@ from typing import Any
 from actloop import AgentAction, AgentExecutor, AgentFinish, Tool
 from actloop.checkpoint import SqliteCheckpointer
 from actloop.testing import ScriptedAgent
-
-from .conftest import Spans, agent_span, tool_span, tree
+from support.tracing import Spans, agent_span, tool_span, tree
 
 
 def approved_send(tmp_path: Path) -> tuple[AgentExecutor, SqliteCheckpointer]:

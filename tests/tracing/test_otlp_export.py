@@ -22,8 +22,7 @@ from actloop import AgentExecutor
 from actloop.tool_calling import create_tool_calling_agent
 from actloop.tools import tool
 from actloop.tracing import instrument, uninstrument
-
-from .conftest import PROMPT, NamedModel, call, reply
+from support.tracing import PROMPT, NamedModel, call, reply
 
 
 class Receiver(ThreadingHTTPServer):

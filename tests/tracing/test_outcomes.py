@@ -14,8 +14,7 @@ from actloop import AgentAction, AgentExecutor, AgentFinish, OutputParserExcepti
 from actloop.messages import BaseMessage
 from actloop.testing import FunctionChatModel, ScriptedAgent
 from actloop.tool_calling import create_tool_calling_agent
-
-from .conftest import PROMPT, Spans, agent_span, tool_span, tree
+from support.tracing import PROMPT, Spans, agent_span, tool_span, tree
 
 STOPPED = "Agent stopped due to iteration limit or time limit."
 

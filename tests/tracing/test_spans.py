@@ -9,8 +9,7 @@ import pytest
 from actloop import AgentExecutor
 from actloop.tool_calling import create_tool_calling_agent
 from actloop.tools import tool
-
-from .conftest import (
+from support.tracing import (
     PROMPT,
     NamedModel,
     Spans,

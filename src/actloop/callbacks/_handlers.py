@@ -21,6 +21,7 @@ __all__ = [
     "Callbacks",
     "StdOutCallbackHandler",
     "get_color_mapping",
+    "get_colored_text",
     "print_text",
 ]
 
@@ -280,9 +281,14 @@ def get_color_mapping(items: list[str], excluded_colors: list[str] | None = None
     return {item: colors[i % len(colors)] for i, item in enumerate(items)}
 
 
+def get_colored_text(text: str, color: str) -> str:
+    """`text` in bold italic `color` for a terminal (LangChain's `get_colored_text`)."""
+    return f"\u001b[{_COLORS[color]}m\033[1;3m{text}\u001b[0m"
+
+
 def print_text(text: str, color: str | None = None, end: str = "", file: Any = None) -> None:
     """Print text, coloured like LangChain's `print_text`, with no newline unless `end` says so."""
-    shown = f"\u001b[{_COLORS[color]}m\033[1;3m{text}\u001b[0m" if color else text
+    shown = get_colored_text(text, color) if color else text
     print(shown, end=end, file=file, flush=file is not None)
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from actloop.callbacks import Callbacks
-from actloop.callbacks._handlers import _COLORS  # pyright: ignore[reportPrivateUsage]
+from actloop.callbacks._handlers import get_colored_text
 from actloop.callbacks._manager import CallbackManager
 from actloop.messages import BaseMessage
 from actloop.prompts import BasePromptTemplate
-from actloop.runnables._base import Runnable, _run_manager  # pyright: ignore[reportPrivateUsage]
+from actloop.runnables._base import Runnable, open_chain_run
 from actloop.runnables._config import RunnableConfig, child_config, ensure_config
 from actloop.runnables._foreign import adopt
 
@@ -22,8 +22,7 @@ __all__ = ["LLMChain"]
 
 def _shown(prompt: Any) -> str:
     """The `on_text` LangChain's LLMChain sends before each call: the prompt, in green."""
-    colored = f"\u001b[{_COLORS['green']}m\033[1;3m{prompt.to_string()}\u001b[0m"
-    return f"Prompt after formatting:\n{colored}"
+    return f"Prompt after formatting:\n{get_colored_text(prompt.to_string(), 'green')}"
 
 
 def _text(reply: Any) -> str:
@@ -85,7 +84,7 @@ class LLMChain(Runnable[dict[str, Any], dict[str, Any]]):
         """`{output_key: text}` for the prompt filled with `input` (a traced chain run)."""
         config = ensure_config(config)
         prompt, llm_kwargs = self._split(input)
-        run = _run_manager(self, None, config, input)
+        run = open_chain_run(self, None, config, input)
         if run is None:
             return {self.output_key: self._parse(self.llm.invoke(prompt, config, **llm_kwargs))}
         run.flush()
@@ -105,7 +104,7 @@ class LLMChain(Runnable[dict[str, Any], dict[str, Any]]):
         """Async `invoke`."""
         config = ensure_config(config)
         prompt, llm_kwargs = self._split(input)
-        run = _run_manager(self, None, config, input)
+        run = open_chain_run(self, None, config, input)
         if run is None:
             reply = await self.llm.ainvoke(prompt, config, **llm_kwargs)
             return {self.output_key: self._parse(reply)}

@@ -21,7 +21,7 @@ from actloop.classic.self_ask import SelfAskOutputParser
 from actloop.classic.xml import XML_AGENT_INSTRUCTIONS, XMLAgentOutputParser
 from actloop.exceptions import OutputParserException
 from actloop.executor import BaseSingleActionAgent
-from actloop.json_agent import _first_object  # pyright: ignore[reportPrivateUsage]
+from actloop.json_agent import first_json_object
 from actloop.messages import AIMessage, BaseMessage, HumanMessage
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import (
@@ -270,7 +270,7 @@ class ConversationalChatOutputParser(AgentOutputParser):
     def parse(self, text: str) -> AgentAction | AgentFinish:
         """An action, a finish, or OutputParserException."""
         try:
-            response = _first_object(text)
+            response = first_json_object(text)
             if "action" not in response or "action_input" not in response:
                 raise OutputParserException(
                     f"Missing 'action' or 'action_input' in LLM output: {text}"

@@ -13,14 +13,14 @@ from actloop.exceptions import OutputParserException
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import PromptTemplate
 from actloop.react import (
-    _ACTION,  # pyright: ignore[reportPrivateUsage]
-    _ACTION_INPUT,  # pyright: ignore[reportPrivateUsage]
+    ACTION_INPUT_PATTERN,
+    ACTION_PATTERN,
     FINAL_ANSWER_ACTION,
     FINAL_ANSWER_AND_PARSABLE_ACTION_ERROR_MESSAGE,
     FORMAT_INSTRUCTIONS,
     MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE,
     ReActSingleInputOutputParser,
-    _missing,  # pyright: ignore[reportPrivateUsage]
+    format_error,
 )
 from actloop.runnables._base import Runnable
 from actloop.tools import BaseTool, render_text_description
@@ -61,8 +61,8 @@ class MRKLOutputParser(ReActSingleInputOutputParser):
 
     def parse(self, text: str) -> AgentAction | AgentFinish:
         """An action, a finish, or `OutputParserException`."""
-        action = _ACTION.search(text)
-        action_input = _ACTION_INPUT.search(text, action.end()) if action else None
+        action = ACTION_PATTERN.search(text)
+        action_input = ACTION_INPUT_PATTERN.search(text, action.end()) if action else None
         if action is None or action_input is None:
             return self._no_action(text, action is not None)
         answer_at = text.find(FINAL_ANSWER_ACTION)
@@ -84,9 +84,9 @@ class MRKLOutputParser(ReActSingleInputOutputParser):
             answer = text.rsplit(FINAL_ANSWER_ACTION, maxsplit=1)[-1]
             return AgentFinish({"output": answer.strip()}, text)
         if not has_action:
-            raise _missing(text, MISSING_ACTION_AFTER_THOUGHT_ERROR_MESSAGE)
-        if _ACTION_INPUT.search(text) is None:
-            raise _missing(text, MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE)
+            raise format_error(text, MISSING_ACTION_AFTER_THOUGHT_ERROR_MESSAGE)
+        if ACTION_INPUT_PATTERN.search(text) is None:
+            raise format_error(text, MISSING_ACTION_INPUT_AFTER_ACTION_ERROR_MESSAGE)
         raise OutputParserException(f"Could not parse LLM output: `{text}`")
 
     @property

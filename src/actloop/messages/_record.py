@@ -25,7 +25,26 @@ class Record:
 
     def model_dump(self) -> dict[str, Any]:
         """The fields as a dict, nested records dumped too (pydantic's `model_dump`)."""
-        return _dump_as(self, type(self))
+        return self._dump_fields(type(self))
+
+    def _dump_fields(self, cls: type[Record]) -> dict[str, Any]:
+        """The fields `cls` declares: a field declared as a base class dumps as that class."""
+        out = {f: Record._dump_value(getattr(self, f), cls._dump_as.get(f)) for f in cls._fields}
+        kind = getattr(self, "type", None)
+        if cls._dump_type and isinstance(kind, str):
+            out["type"] = kind
+        return out
+
+    @staticmethod
+    def _dump_value(value: Any, as_cls: type[Record] | None) -> Any:
+        """One field's value dumped: records as dicts, inside lists, tuples and dicts too."""
+        if isinstance(value, Record):
+            return value._dump_fields(as_cls or type(value))
+        if isinstance(value, (list, tuple)):
+            return [Record._dump_value(v, as_cls) for v in value]  # pyright: ignore[reportUnknownVariableType]
+        if isinstance(value, dict):
+            return {k: Record._dump_value(v, None) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+        return value
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -49,24 +68,6 @@ class Record:
     def dict(self, **kwargs: Any) -> builtins.dict[str, Any]:
         """pydantic v1's name of `model_dump` (kept last: it shadows `dict` in this class body)."""
         return self.model_dump()
-
-
-def _dump_as(record: Record, cls: type[Record]) -> dict[str, Any]:
-    out = {f: _dump(getattr(record, f), cls._dump_as.get(f)) for f in cls._fields}  # pyright: ignore[reportPrivateUsage]
-    kind = getattr(record, "type", None)
-    if cls._dump_type and isinstance(kind, str):  # pyright: ignore[reportPrivateUsage]
-        out["type"] = kind
-    return out
-
-
-def _dump(value: Any, as_cls: type[Record] | None) -> Any:
-    if isinstance(value, Record):
-        return _dump_as(value, as_cls or type(value))
-    if isinstance(value, (list, tuple)):
-        return [_dump(v, as_cls) for v in value]  # pyright: ignore[reportUnknownVariableType]
-    if isinstance(value, dict):
-        return {k: _dump(v, None) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
-    return value
 
 
 def _same(value: Any, default: Any) -> bool:

@@ -22,6 +22,7 @@ __all__ = [
     "add",
     "add_chunks",
     "coerce_to_runnable",
+    "open_chain_run",
     "run_in_executor",
 ]
 
@@ -114,7 +115,7 @@ async def amerge_chunks(chunks: AsyncIterator[Any], empty: Any = None) -> Any:
     return empty if final is _END else final
 
 
-def _run_manager(
+def open_chain_run(
     runnable: Runnable[Any, Any], run_type: str | None, config: RunnableConfig, payload: Any
 ) -> RunManager | None:
     """Open a chain run for `runnable` if any handler listens, else None."""
@@ -192,7 +193,7 @@ class Runnable(Generic[Input, Output]):
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Run on one input."""
         config = ensure_config(config)
-        run = _run_manager(self, self._run_type, config, input)
+        run = open_chain_run(self, self._run_type, config, input)
         if run is None:
             return self._invoke(input, config, **kwargs)
         run.flush()
@@ -209,7 +210,7 @@ class Runnable(Generic[Input, Output]):
     ) -> Output:
         """Run on one input (async)."""
         config = ensure_config(config)
-        run = _run_manager(self, self._run_type, config, input)
+        run = open_chain_run(self, self._run_type, config, input)
         if run is None:
             return await self._ainvoke(input, config, **kwargs)
         await run.aflush()
@@ -300,7 +301,7 @@ class Runnable(Generic[Input, Output]):
             arg = _recording(arg, inputs)
             first = next(arg, _END)
             arg = itertools.chain(() if first is _END else (first,), arg)
-        run = _run_manager(
+        run = open_chain_run(
             self, self._run_type, config, {"input": ""} if payload is _STREAMED else payload
         )
         if run is None:
@@ -335,7 +336,7 @@ class Runnable(Generic[Input, Output]):
             arg = _arecording(arg, inputs)
             first = await anext(arg, _END)
             arg = _aprepend(first, arg)
-        run = _run_manager(
+        run = open_chain_run(
             self, self._run_type, config, {"input": ""} if payload is _STREAMED else payload
         )
         if run is None:

@@ -2,14 +2,14 @@
 (bound or not) or tool given to a pipeline, an agent constructor or the executor is wrapped on
 the spot.
 
-The wrapping lives in `actloop.integrations.langchain`, a higher layer; it is looked up by name
-when a LangChain object shows up, so nothing here imports it (and `langchain_core` is never
-imported unless the caller already passed one of its objects).
+The wrapping lives in `actloop.integrations.langchain`, a higher layer: `adopt` imports it only
+when a LangChain object shows up (so `langchain_core` is never imported unless the caller already
+passed one of its objects). That one upward import is declared in the layer contract's
+`ignore_imports` in pyproject.toml.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 __all__ = ["adopt", "is_langchain"]
@@ -26,8 +26,9 @@ def adopt(thing: Any) -> Any:
     """`thing` as an actloop object when it is a LangChain model or tool, else unchanged."""
     if not is_langchain(thing):
         return thing
-    integration = importlib.import_module("actloop.integrations.langchain")
+    from actloop.integrations.langchain import from_langchain
+
     try:
-        return integration.from_langchain(thing)
+        return from_langchain(thing)
     except TypeError:
         return thing

@@ -4,7 +4,8 @@
 none is found and we are root), runs `initdb` in a temp dir, and starts `postgres` on a free
 loopback port and a unix socket in that dir, as a non-root user (`postgres` refuses root: the
 `postgres` system user when it exists, else one created for it). `stop()` shuts it down and
-removes the dir. `python tests/postgres_server.py ensure` only makes sure the binaries exist.
+removes the dir. `python tests/support/postgres.py ensure` only makes sure the binaries exist.
+The tests' session-wide server is the `postgres_server` fixture of `tests/conftest.py`.
 """
 
 from __future__ import annotations
@@ -19,12 +20,9 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-__all__ = ["PostgresServer", "ensure_binaries", "postgres_server"]
+__all__ = ["PostgresServer", "ensure_binaries"]
 
 _USER = "actloop-pg"
 
@@ -158,16 +156,6 @@ class PostgresServer:
             capture_output=True,
         )
         shutil.rmtree(self.dir, ignore_errors=True)
-
-
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[PostgresServer]:
-    """One server for the whole session (import this fixture into a conftest to use it)."""
-    server = PostgresServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def main() -> None:
