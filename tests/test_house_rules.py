@@ -245,6 +245,47 @@ def test_the_upward_import_is_a_declared_statement() -> None:
     assert upward in contracts["acyclic"]["ignore_imports"]
 
 
+ABOVE_EXECUTOR = ("cli", "server", "distributed", "integrations", "mcp", "classic", "tracing")
+
+
+def executor_internals_used(module: str, tree: ast.Module) -> list[str]:
+    """The executor's private modules `module` imports (type-only imports included)."""
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            targets = [_target(module, node)]
+        elif isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        else:
+            continue
+        found += [t for t in targets if t.startswith("actloop.executor._")]
+    return found
+
+
+def test_no_module_above_the_executor_reads_its_private_modules() -> None:
+    """The CLI, the server, the runners and tracing use the executor's and the checkpoint's
+    public names (`RunView`, `Resume`, `read_thread`, ...), never the engine's private modules."""
+    taken = [
+        f"{module}: {target}"
+        for module, path in SOURCES.items()
+        if module.split(".")[1:2] and module.split(".")[1] in ABOVE_EXECUTOR
+        for target in executor_internals_used(module, ast.parse(path.read_text()))
+    ]
+    assert taken == []
+
+
+def test_executor_internals_used_sees_plain_and_type_only_imports() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "import actloop.executor._loop\n"
+        "from actloop.executor import AgentExecutor\n"
+        "if TYPE_CHECKING:\n"
+        "    from actloop.executor._run import AgentRun\n"
+    )
+    found = executor_internals_used("actloop.cli._main", ast.parse(source))
+    assert found == ["actloop.executor._loop", "actloop.executor._run"]
+
+
 def _contracts() -> dict[str, dict[str, object]]:
     with open(ROOT / "pyproject.toml", "rb") as f:
         config = tomllib.load(f)

@@ -244,10 +244,7 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = [
-    "LLM",
-    "REACT_PROMPT",
-    "RUN_KEY",
+__all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py checks
     "AIMessage",
     "AIMessageChunk",
     "AIMessagePromptTemplate",
@@ -291,6 +288,7 @@ __all__ = [
     "HumanMessagePromptTemplate",
     "InvalidTool",
     "JSONAgentOutputParser",
+    "LLM",
     "LLMChain",
     "LLMResult",
     "LLMSingleActionAgent",
@@ -305,6 +303,8 @@ __all__ = [
     "OpenAIToolsAgentOutputParser",
     "OutputParserException",
     "PromptTemplate",
+    "REACT_PROMPT",
+    "RUN_KEY",
     "ReActDocstoreAgent",
     "ReActSingleInputOutputParser",
     "Resume",

@@ -171,7 +171,7 @@ def _execute(args: argparse.Namespace, executor: Any) -> int:
 
     from actloop.cli._display import RunDisplay
     from actloop.exceptions import CheckpointError, ModelError
-    from actloop.executor._iterator import AgentExecutorIterator
+    from actloop.executor import AgentExecutorIterator
 
     quiet = args.quiet or args.json
     display = RunDisplay(Console(stderr=args.json), quiet=quiet, verbose=args.verbose)
