@@ -3,9 +3,10 @@
 Writes `r` to the fd in $ACTLOOP_READY_FD once imports are done, runs (or resumes) the thread,
 then prints `result <dumps of the result>`
 (DB: a checkpoint file or a postgresql:// URL). The parent kills it with SIGKILL at random moments.
-Scenarios: `count` (CountingAgent), `approve` (a tool that needs approval), `pause-wait` (invoke
-until paused, then wait to be killed), `block` (a tool that blocks until killed), `unsafe` (a
-non-idempotent tool that kills its own process the first time it runs).
+Scenarios: `count` (CountingAgent), `stall` (the same, each call working 0.2 s), `approve` (a tool
+that needs approval), `pause-wait` (invoke until paused, then wait to be killed), `block` (a tool
+that blocks until killed), `unsafe` (a non-idempotent tool that kills its own process the first
+time it runs).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ def executor(scenario: str, log: Path, store: BaseCheckpointer) -> AgentExecutor
     """The executor of `scenario` (see the module docstring)."""
     if scenario == "count":
         return build(log, store)
+    if scenario == "stall":
+        return build(log, store, delay=0.2)
     if scenario in ("approve", "pause-wait"):
         tool = side_effect_tool("send", log, delay=0.3, requires_approval=True)
         return AgentExecutor(agent=TwoCalls("send"), tools=[tool], checkpointer=store)

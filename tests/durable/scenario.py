@@ -84,9 +84,11 @@ def side_effect_tool(name: str, log: Path, delay: float = 0.002, **attrs: Any) -
     return tool
 
 
-def build(log: Path, checkpointer: BaseCheckpointer | None = None, **kwargs: Any) -> AgentExecutor:
-    """The crash-test executor: CountingAgent with `add` and `mul`."""
-    tools = [side_effect_tool("add", log), side_effect_tool("mul", log)]
+def build(
+    log: Path, checkpointer: BaseCheckpointer | None = None, delay: float = 0.002, **kwargs: Any
+) -> AgentExecutor:
+    """The crash-test executor: CountingAgent with `add` and `mul` (each working `delay` s)."""
+    tools = [side_effect_tool("add", log, delay), side_effect_tool("mul", log, delay)]
     return AgentExecutor(
         agent=CountingAgent(),
         tools=tools,

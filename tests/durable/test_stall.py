@@ -27,17 +27,21 @@ def test_a_stalled_worker_loses_its_lease_and_its_late_writes_are_refused(
     store.list_runs()  # connected before the child starts: polling must be quick
     os.environ["ACTLOOP_TEST_TTL"] = str(TTL)
     try:
-        proc = start(db, tmp_path, "invoke", "sync")
+        proc = start(db, tmp_path, "invoke", "sync", "stall")
     finally:
         del os.environ["ACTLOOP_TEST_TTL"]
+    log = tmp_path / "effects.log"
     try:
-        while len(store.entries("T")) < 3 and proc.poll() is None:
+        # Stop the worker inside its second call (each works 0.2 s after logging its effect):
+        # stopped there, it has checked its lease already, and on waking it may only try to save
+        # that call's result, which is refused. (Stopped between the check and the effect, it
+        # would run the call on waking: no process can see a SIGSTOP coming.)
+        while "add:a1" not in log.read_text() and proc.poll() is None:
             time.sleep(0.001)
         proc.send_signal(signal.SIGSTOP)
         stalled = store.entries("T")
         assert proc.poll() is None and {e.epoch for e in stalled} == {1}
         time.sleep(TTL * 1.5)  # the stalled worker's lease expires (it cannot renew it)
-        log = tmp_path / "effects.log"
         mark_process(log)
         result = build(log, store).resume("T")  # takes the thread over at epoch 2
         assert json.loads(dumps(result)) == expected

@@ -10,10 +10,12 @@ The tests' session-wide server is the `postgres_server` fixture of `tests/confte
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -147,8 +149,37 @@ class PostgresServer:
             conn.execute(f"CREATE DATABASE {name}".encode())
         return self.url(name)
 
+    def processes(self) -> list[int]:
+        """The server's processes: the postmaster (first line of `postmaster.pid`) and its
+        children, the backends and background workers."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        children: list[int] = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[-1].split()
+            except OSError:
+                continue  # the process ended meanwhile
+            if int(fields[1]) == postmaster:
+                children.append(int(stat.parent.name))
+        return [postmaster, *children]
+
+    def freeze(self) -> None:
+        """Stop every server process (SIGSTOP): connections stay open, nothing answers."""
+        self._frozen = self.processes()
+        for pid in self._frozen:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Let the frozen processes go on (SIGCONT)."""
+        for pid in getattr(self, "_frozen", []):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+        self._frozen = []
+
     def stop(self) -> None:
         """Stop the server (fast shutdown) and remove its directory."""
+        self.thaw()
         subprocess.run(
             self._as_server_user(
                 str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop"

@@ -107,15 +107,20 @@ class SqliteCheckpointer(BaseCheckpointer):
 
     @contextlib.contextmanager
     def _db(self, wait: float, write: bool = False) -> Generator[sqlite3.Connection]:
-        """The connection under the lock, waiting at most `wait` seconds for the lock and for the
-        file (StoreTimeoutError after); a write runs in one IMMEDIATE transaction."""
+        """The connection under the lock, waiting at most `wait` seconds in all for the lock and
+        for the file (StoreTimeoutError after: a call given up never writes later); a write runs
+        in one IMMEDIATE transaction."""
+        until = time.monotonic() + wait
         acquired = self._lock.acquire(timeout=wait) if wait > 0 else self._lock.acquire(False)
         if not acquired:
             raise late(repr(self), wait)
         try:
+            left = until - time.monotonic()
+            if wait > 0 and left <= 0:
+                raise late(repr(self), wait)
             with self._errors(wait):
-                conn = self._connection(wait)
-                self._busy(conn, wait)
+                conn = self._connection(max(left, 0.0))
+                self._busy(conn, max(left, 0.0))
                 if not write:
                     yield conn
                     return
@@ -131,7 +136,7 @@ class SqliteCheckpointer(BaseCheckpointer):
 
     def _busy(self, conn: sqlite3.Connection, wait: float) -> None:
         """Make SQLite wait at most `wait` seconds for another process's lock on the file."""
-        ms = round(wait * 1000)
+        ms = int(wait * 1000)
         if ms != self._busy_ms:
             conn.execute(f"PRAGMA busy_timeout={ms}")
             self._busy_ms = ms

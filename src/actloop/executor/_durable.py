@@ -44,7 +44,7 @@ from actloop.checkpoint import (
     RunRecord,
     StoreTimeoutError,
 )
-from actloop.checkpoint._entries import encode, encode_decision, savable_plan
+from actloop.checkpoint._entries import call_id, encode, encode_decision, savable_plan
 from actloop.exceptions import CheckpointError
 from actloop.executor._approvals import Approvals, Paused
 from actloop.executor._journal import PAUSED_KEY, Clock, Resume, apply_edits, fingerprint, replay
@@ -134,6 +134,8 @@ class DurableRun:
         self._born = time.monotonic()
         self._seq = 0
         self._unwritten: list[JournalEntry] = []
+        self._unsaved: dict[tuple[int, int], str] = {}
+        """Calls of the current step whose journal write the store has not answered yet."""
         self._lock = threading.Lock()
 
     # -- bounds --------------------------------------------------------------------------------
@@ -254,6 +256,7 @@ class DurableRun:
         if phase == "act":
             elapsed = self.act_elapsed
             if isinstance(result, ActTimeout):
+                self._blame_the_store()
                 elapsed = self.clock()
                 self._queue("timeout", self.act, json.dumps(sorted(result.finished)), elapsed)
             with self.clock.at(elapsed):
@@ -274,6 +277,20 @@ class DurableRun:
             self._queue("stop", None, encode({"output": result}, "the stop response"), elapsed)
         else:
             loop.send(result)
+
+    def _blame_the_store(self) -> None:
+        """A step cut short while the store had not answered one of its journal writes ran out
+        of time waiting for the store, not for its tools: the run ends with StoreTimeoutError
+        and the deadline is not journaled, so a resume goes on as if it never passed."""
+        with self._lock:
+            unsaved = sorted(self._unsaved.items())
+        if unsaved:
+            (act, index), tool = unsaved[0]
+            raise StoreTimeoutError(
+                f"the checkpoint store did not answer in time: the journal write of call "
+                f"{call_id(act, index)} (tool {tool!r}) was not answered by the run's deadline. "
+                "What the run saved before stays saved; resume it once the store answers again"
+            )
 
     def deadline_passed(self) -> None:
         """The deadline passed during a plan: stop, and journal that it did."""
@@ -302,13 +319,26 @@ class DurableRun:
             yield from self.after_call(act, index, call, observation)
             return True, observation
         if self.approvals.needs_start(call):
-            yield from self._write("start", act, index)
+            yield from self._save(self._entry("start", act, index, None), call)
         return False, act
 
     def after_call(self, ticket: int, index: int, call: ToolCall, observation: Any) -> Ops[None]:
         """Journal a call's observation (its own transaction)."""
         data = encode(observation, f"the observation of tool {call.action.tool!r}")
-        yield from self._write("obs", ticket, index, data)
+        yield from self._save(self._entry("obs", ticket, index, data), call)
+
+    def _save(self, entry: JournalEntry | None, call: ToolCall) -> Ops[None]:
+        """Write a call's entry, known as unanswered until the store answers (see `send`)."""
+        if entry is None:
+            return
+        key = (entry.act or 0, entry.call or 0)
+        with self._lock:
+            self._unsaved[key] = call.action.tool
+        try:
+            yield from self._append(entry)
+        finally:
+            with self._lock:
+                self._unsaved.pop(key, None)
 
     def lapsed(self) -> bool:
         """Whether the lease may have expired (a process stalled past it: SIGSTOP, a long GC
