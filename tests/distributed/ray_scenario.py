@@ -1,8 +1,9 @@
-"""The executor the Ray workers build (`ray_scenario:make_executor`) and its expected result.
+"""The executors the Ray workers build (`ray_scenario:make_executor`, and
+`ray_scenario:make_deadline_executor` for the frozen store) and their expected result.
 
 Workers import this module by name (the test puts this directory on PYTHONPATH). Each tool
-call appends `thread:input pid` to the side-effect log named by $ACTLOOP_RAY_LOG, then works
-for a while (a window for kills to land in).
+call appends `<input>-<step> <pid>` to the side-effect log named by $ACTLOOP_RAY_LOG, then works
+for a while (a window for kills, or a freeze of the store, to land in).
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ from actloop import AgentAction, AgentExecutor, AgentFinish, BaseSingleActionAge
 
 STEPS = 5
 DELAY = 0.15
+SLOW_DELAY = 0.3
+"""How long a call of `make_deadline_executor` works."""
+DEADLINE = 4.0
+"""The `max_execution_time` of `make_deadline_executor` (an uninterrupted run takes ~1.5 s)."""
 
 
 class Steps(BaseSingleActionAgent):
@@ -31,17 +36,32 @@ class Steps(BaseSingleActionAgent):
         return AgentFinish({"output": " ".join(o for _, o in intermediate_steps)}, "done")
 
 
-def work(text: str) -> str:
+def logged(text: str, delay: float) -> str:
+    """Log the call, then work for `delay` seconds."""
     with open(os.environ["ACTLOOP_RAY_LOG"], "a") as f:
         f.write(f"{text} {os.getpid()}\n")
-    time.sleep(DELAY)
+    time.sleep(delay)
     return f"did({text})"
+
+
+def work(text: str) -> str:
+    return logged(text, DELAY)
+
+
+def slow_work(text: str) -> str:
+    return logged(text, SLOW_DELAY)
 
 
 def make_executor() -> AgentExecutor:
     """The zero-argument factory the runner is given."""
     tool = Tool(name="work", func=work, description="does work")
     return AgentExecutor(agent=Steps(), tools=[tool])
+
+
+def make_deadline_executor() -> AgentExecutor:
+    """The same run with slower calls, under a deadline of DEADLINE seconds."""
+    tool = Tool(name="work", func=slow_work, description="does work")
+    return AgentExecutor(agent=Steps(), tools=[tool], max_execution_time=DEADLINE)
 
 
 def expected(text: str) -> dict[str, Any]:

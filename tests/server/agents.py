@@ -92,7 +92,8 @@ def policy(messages: list[BaseMessage]) -> AIMessage | str:
 
 
 def make_executor(checkpointer: Any = None) -> AgentExecutor:
-    """The served executor (zero-argument factory; durable when $ACTLOOP_TEST_DB is set)."""
+    """The served executor (zero-argument factory; durable when $ACTLOOP_TEST_DB is set; a run
+    deadline of $ACTLOOP_TEST_DEADLINE seconds when that is set)."""
     path = os.environ.get("ACTLOOP_TEST_DB")
     if checkpointer is None and path:
         checkpointer = SqliteCheckpointer(path)
@@ -104,4 +105,11 @@ def make_executor(checkpointer: Any = None) -> AgentExecutor:
     # is refused before it starts (SECURITY.md: approval never fails open).
     tools = [add, nap, flaky, *([send] if checkpointer is not None else [])]
     agent = create_tool_calling_agent(model, tools, prompt)
-    return AgentExecutor(agent=agent, tools=tools, checkpointer=checkpointer, max_iterations=12)
+    deadline = os.environ.get("ACTLOOP_TEST_DEADLINE")
+    return AgentExecutor(
+        agent=agent,
+        tools=tools,
+        checkpointer=checkpointer,
+        max_iterations=24,
+        max_execution_time=float(deadline) if deadline else None,
+    )

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,9 +14,7 @@ from langchain_core.agents import AgentActionMessageLog
 from langserve import RemoteRunnable
 
 from support.openai_server import LoopbackServer, message, running
-from support.serve import free_port
-
-TESTS = Path(__file__).resolve().parents[1]
+from support.serve import serve_env, start_serve, stop_serve
 
 
 @pytest.fixture
@@ -26,47 +22,16 @@ def model_server() -> Iterator[LoopbackServer]:
     yield from running()
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ACTLOOP_"))}
-    env["PYTHONPATH"] = str(TESTS)
-    return env
-
-
-def start_serve(*args: str) -> tuple[subprocess.Popen[bytes], str]:
-    """`actloop serve ARGS` on a free port; returns the process and its base URL once healthy."""
-    port = free_port()
-    cmd = [sys.executable, "-m", "actloop", "serve", "--port", str(port), *args]
-    proc = subprocess.Popen(cmd, env=_env(), stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-        try:
-            if httpx.get(f"{url}/health").status_code == 200:
-                return proc, url
-        except httpx.TransportError:
-            time.sleep(0.05)
-    stop(proc)
-    raise AssertionError("actloop serve did not come up within 60 s")
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    proc.wait(timeout=30)
-    if proc.stderr is not None:
-        proc.stderr.close()
-
-
 def test_any_other_host_needs_a_token() -> None:
     cmd = [sys.executable, "-m", "actloop", "serve", "--host", "0.0.0.0", "--port", "1"]
-    done = subprocess.run(cmd, env=_env(), capture_output=True, timeout=60)
+    done = subprocess.run(cmd, env=serve_env(), capture_output=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.decode().strip() == "actloop: error: binding 0.0.0.0 needs --token"
 
 
 def test_a_bad_executor_spec_is_a_configuration_error() -> None:
     cmd = [sys.executable, "-m", "actloop", "serve", "--executor", "server.agents:nothing"]
-    done = subprocess.run(cmd, env=_env(), capture_output=True, timeout=60)
+    done = subprocess.run(cmd, env=serve_env(), capture_output=True, timeout=60)
     assert done.returncode == 2
     assert "cannot load 'server.agents:nothing'" in done.stderr.decode()
 
@@ -81,7 +46,7 @@ def test_serves_the_agent_built_from_run_options(model_server: LoopbackServer) -
         assert agent.invoke({"input": "6 * 7?"}) == {"input": "6 * 7?", "output": "It is 42."}
         chunks = list(agent.stream({"input": "6 * 7?"}))
     finally:
-        stop(proc)
+        stop_serve(proc)
     assert [sorted(c) for c in chunks] == [
         ["actions", "messages"],
         ["messages", "steps"],
@@ -110,7 +75,7 @@ def test_serves_a_module_factory_with_durable_threads(tmp_path: Path) -> None:
                 events.read()
             state = client.get("/threads/a").json()
     finally:
-        stop(proc)
+        stop_serve(proc)
     assert (state["status"], state["output"]) == ("finished", {"output": "The sum is 11."})
     assert state["steps"] == [
         {"id": "0-0", "tool": "add", "tool_input": {"a": 5, "b": 6}, "observation": 11}
