@@ -226,6 +226,32 @@ def test_rerunning_an_unfinished_thread_is_a_one_line_error(
     assert len(server.requests) == 2
 
 
+def test_a_run_on_a_locked_checkpoint_file_ends_at_its_timeout(
+    server: LoopbackServer, tmp_path: Path
+) -> None:
+    """The file's write lock is held elsewhere: the run's store calls wait no longer than what
+    is left of `--timeout` (it used to wait SQLite's 30 s busy timeout, whatever --timeout said)."""
+    db = tmp_path / "runs.db"
+    SqliteCheckpointer(db).list_runs()  # an existing checkpoint file, in WAL mode
+    lock = sqlite3.connect(db, isolation_level=None)
+    lock.execute("BEGIN IMMEDIATE")
+    try:
+        server.script(message("Hi."))
+        started = time.monotonic()
+        done = cli("run", "hi", "--db", str(db), "--thread", "t1", "--timeout", "2", *on(server))
+        took = time.monotonic() - started
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+    assert (done.code, done.out) == (2, "")
+    assert done.err.startswith(
+        f"actloop: error: the checkpoint file failed: checkpoint file {db} (busy: database is "
+        "locked) did not answer in time"
+    )
+    assert 2.0 <= took < 12.0  # the deadline, plus starting Python: not 30 s
+    assert server.requests == []  # the lease was never taken: the model was not asked
+
+
 # -- item 15: runs resume -------------------------------------------------------------------------
 
 
