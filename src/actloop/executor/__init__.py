@@ -10,7 +10,7 @@ from actloop.executor._agent_executor import (
     RunnableMultiActionAgent,
 )
 from actloop.executor._chain_api import RUN_KEY, RunInfo
-from actloop.executor._journal import PAUSED_KEY
+from actloop.executor._resume import PAUSED_KEY
 from actloop.executor._run import RunView
 from actloop.executor.trim import TokenBudgetTrim
 

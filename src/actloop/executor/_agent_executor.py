@@ -21,7 +21,7 @@ from actloop.executor._agents import (
 )
 from actloop.executor._chain_api import ChainCallAPI
 from actloop.executor._iterator import AgentExecutorIterator
-from actloop.executor._journal import Resume
+from actloop.executor._resume import Resume
 from actloop.executor._run import AgentRun, astart_inputs, start_inputs
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import AddableDict

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from actloop.checkpoint._entries import TOO_DEEP, Decision, call_id, too_deep
 from actloop.exceptions import CheckpointError
-from actloop.executor._journal import Replayed, Resume, rejection
+from actloop.executor._journal import Replayed, rejection
 from actloop.executor._loop import ToolCall
+from actloop.executor._resume import Resume
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

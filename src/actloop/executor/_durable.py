@@ -47,8 +47,9 @@ from actloop.checkpoint import (
 from actloop.checkpoint._entries import call_id, encode, encode_decision, savable_plan
 from actloop.exceptions import CheckpointError
 from actloop.executor._approvals import Approvals, Paused
-from actloop.executor._journal import PAUSED_KEY, Clock, Resume, apply_edits, fingerprint, replay
+from actloop.executor._journal import Clock, apply_edits, fingerprint, replay
 from actloop.executor._loop import Act, ActTimeout, Effect, LoopCore, ToolCall
+from actloop.executor._resume import PAUSED_KEY, Resume
 from actloop.serialization import dumps, loads
 
 if TYPE_CHECKING:

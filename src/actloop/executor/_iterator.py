@@ -14,8 +14,8 @@ from actloop.agents import AgentAction
 from actloop.callbacks import Callbacks
 from actloop.callbacks._manager import RunManager, new_run_id
 from actloop.executor._chain_api import RUN_KEY, RunInfo
-from actloop.executor._journal import Resume
 from actloop.executor._loop import LoopState
+from actloop.executor._resume import Resume
 from actloop.executor._run import AgentRun, astart_inputs, start_inputs
 from actloop.runnables._compose import AddableDict
 from actloop.runnables._config import RunnableConfig, ensure_config

@@ -1,11 +1,10 @@
-"""What a durable run's journal means to the loop: a pinnable clock, the decisions a resume brings
-(`Resume`), the settings a replay depends on, and replay itself.
+"""What a durable run's journal means to the loop: a pinnable clock, the settings a replay depends
+on, and replay itself.
 
 The loop core is deterministic given the results it is sent, so the journal holds exactly those
 (entry kinds in `actloop.checkpoint`). `replay` rebuilds a run's state from its journal with the
 clock pinned to each entry's time, so time limits decide exactly as they did live. Nothing here
-reads or writes a store, and nothing here imports one: `import actloop` loads this module (for
-`Resume`), and the stores load only when a durable run starts.
+reads or writes a store. Loaded with the first durable run (not by `import actloop`).
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import contextlib
 import copy
 import json
 import time
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Generator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from actloop.exceptions import CheckpointError
@@ -25,61 +24,13 @@ if TYPE_CHECKING:
     from actloop.checkpoint import Decision, JournalEntry
 
 __all__ = [
-    "PAUSED_KEY",
     "Clock",
     "Replayed",
-    "Resume",
     "apply_edits",
     "fingerprint",
     "rejection",
     "replay",
 ]
-
-
-PAUSED_KEY = "pending_approvals"
-"""Key of a paused run's result that lists the calls waiting for a decision."""
-
-
-class Resume(NamedTuple):
-    """The input of a run that goes on with a saved thread, and a person's decisions on the calls
-    waiting in it: `executor.invoke(Resume(approve=True), {"configurable": {"thread_id": t}})` is
-    `executor.resume(t, approve=True)`.
-
-    `approve`: call ids to approve, or True for every waiting call; `reject`: ids (or {id:
-    reason}); `edit`: {id: new tool input}. A single string is one id.
-    """
-
-    approve: bool | frozenset[str] = frozenset()
-    reject: Mapping[str, str | None] = {}
-    edit: Mapping[str, Any] = {}
-
-    @classmethod
-    def of(
-        cls,
-        approve: bool | Iterable[str] | None = None,
-        reject: Mapping[str, str | None] | Iterable[str] | None = None,
-        edit: Mapping[str, Any] | None = None,
-    ) -> Resume:
-        """A Resume from `resume()`'s arguments (None: nothing of that kind)."""
-        return cls(_approvals(approve), _rejections(reject), dict(edit or {}))
-
-
-def _approvals(approve: bool | Iterable[str] | None) -> bool | frozenset[str]:
-    if approve is True:
-        return True
-    if not approve:
-        return frozenset()
-    return frozenset([approve] if isinstance(approve, str) else approve)
-
-
-def _rejections(reject: Mapping[str, str | None] | Iterable[str] | None) -> dict[str, str | None]:
-    if reject is None:
-        return {}
-    if isinstance(reject, str):
-        return {reject: None}
-    if isinstance(reject, Mapping):
-        return dict(reject)  # pyright: ignore[reportUnknownArgumentType]
-    return dict.fromkeys(reject)
 
 
 def rejection(tool: str, reason: str | None) -> str:

@@ -21,8 +21,8 @@ from actloop.callbacks import get_color_mapping
 from actloop.callbacks._manager import RunManager, configure
 from actloop.exceptions import ConfigurationError, attach_steps
 from actloop.executor._drivers import AsyncDriver, SyncDriver
-from actloop.executor._journal import Resume
 from actloop.executor._loop import Event, LoopCore, LoopSettings, LoopState
+from actloop.executor._resume import Resume
 from actloop.runnables._config import RunnableConfig
 from actloop.tools import ExceptionTool, InvalidTool
 
