@@ -110,15 +110,16 @@ class SqliteCheckpointer(BaseCheckpointer):
         """The connection under the lock, waiting at most `wait` seconds in all for the lock and
         for the file (StoreTimeoutError after: a call given up never writes later); a write runs
         in one IMMEDIATE transaction."""
-        until = time.monotonic() + wait
-        acquired = self._lock.acquire(timeout=wait) if wait > 0 else self._lock.acquire(False)
-        if not acquired:
-            raise late(repr(self), wait)
+        left = wait
+        if not self._lock.acquire(False):  # another thread's call holds it: wait, within bound
+            started = time.monotonic()
+            if wait <= 0 or not self._lock.acquire(timeout=wait):
+                raise late(repr(self), wait)
+            left = wait - (time.monotonic() - started)
         try:
-            left = until - time.monotonic()
             if wait > 0 and left <= 0:
                 raise late(repr(self), wait)
-            with self._errors(wait):
+            try:
                 conn = self._connection(max(left, 0.0))
                 self._busy(conn, max(left, 0.0))
                 if not write:
@@ -131,12 +132,18 @@ class SqliteCheckpointer(BaseCheckpointer):
                     conn.rollback()
                     raise
                 conn.commit()
+            except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
+                raise
+            except (sqlite3.DatabaseError, UnicodeEncodeError) as exc:
+                raise self._failure(exc, wait) from exc
         finally:
             self._lock.release()
 
     def _busy(self, conn: sqlite3.Connection, wait: float) -> None:
-        """Make SQLite wait at most `wait` seconds for another process's lock on the file."""
-        ms = int(wait * 1000)
+        """Make SQLite wait at most `wait` seconds for another process's lock on the file: in
+        steps of 100 ms, rounded down, so the setting changes rarely (a PRAGMA per write would
+        cost more than the write)."""
+        ms = int(wait * 10) * 100 if wait >= 0.1 else int(wait * 1000)
         if ms != self._busy_ms:
             conn.execute(f"PRAGMA busy_timeout={ms}")
             self._busy_ms = ms
@@ -155,34 +162,28 @@ class SqliteCheckpointer(BaseCheckpointer):
         limit = self.bound(timeout)
         return await in_worker(functools.partial(fn, *args, limit), limit, repr(self))
 
-    @contextlib.contextmanager
-    def _errors(self, wait: float) -> Generator[None]:
-        """Turn SQLite failures into CheckpointError naming the file (a file still busy after the
-        call's bound: StoreTimeoutError)."""
-        try:
-            yield
-        except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
-            raise
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise late(f"checkpoint file {self.path} (busy: {exc})", wait) from exc
-            if "readonly" in str(exc) or "read-only" in str(exc):
-                raise CheckpointError(
-                    f"checkpoint file {self.path} cannot be written ({exc}); it was left untouched"
-                ) from exc
-            if getattr(exc, "sqlite_errorcode", 0) & 0xFF in _WRITE_FAILED or "disk" in str(exc):
-                raise CheckpointError(
-                    f"could not read or write checkpoint file {self.path} ({exc}): the disk may "
-                    "be full or failing. Nothing is known to be corrupt: free space, then resume"
-                ) from exc
-            raise self._corrupt(exc) from exc
-        except sqlite3.DatabaseError as exc:
-            raise self._corrupt(exc) from exc
-        except UnicodeEncodeError as exc:  # sqlite3 binds text as strict UTF-8
-            raise CheckpointError(
+    def _failure(self, exc: sqlite3.DatabaseError | UnicodeEncodeError, wait: float) -> Exception:
+        """The CheckpointError naming the file for what SQLite raised (a file still busy after
+        the call's bound: StoreTimeoutError)."""
+        if isinstance(exc, UnicodeEncodeError):  # sqlite3 binds text as strict UTF-8
+            return CheckpointError(
                 f"{exc.object[exc.start : exc.end]!a} is a lone surrogate, not valid Unicode text: "
                 f"thread ids and saved text in {self.path} must be valid UTF-8"
-            ) from exc
+            )
+        if not isinstance(exc, sqlite3.OperationalError):
+            return self._corrupt(exc)
+        if "locked" in str(exc) or "busy" in str(exc):
+            return late(f"checkpoint file {self.path} (busy: {exc})", wait)
+        if "readonly" in str(exc) or "read-only" in str(exc):
+            return CheckpointError(
+                f"checkpoint file {self.path} cannot be written ({exc}); it was left untouched"
+            )
+        if getattr(exc, "sqlite_errorcode", 0) & 0xFF in _WRITE_FAILED or "disk" in str(exc):
+            return CheckpointError(
+                f"could not read or write checkpoint file {self.path} ({exc}): the disk may "
+                "be full or failing. Nothing is known to be corrupt: free space, then resume"
+            )
+        return self._corrupt(exc)
 
     def _corrupt(self, exc: Exception) -> CheckpointError:
         return CheckpointError(
@@ -587,7 +588,7 @@ class SqliteCheckpointer(BaseCheckpointer):
         timeout: float | None = None,
     ) -> None:
         """Add one entry in its own transaction, stamped with the lease's epoch."""
-        self._call(self._append, timeout, thread_id, entry, lease)
+        self._append(thread_id, entry, lease, self.timeout if timeout is None else timeout)
 
     async def aappend(
         self,

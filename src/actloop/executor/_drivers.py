@@ -164,7 +164,9 @@ class SyncDriver(_DriverBase):
     def _run_tool(self, call: ToolCall, index: int) -> Any:
         durable, ticket = self.durable, cast(Any, None)
         if durable is not None:
-            found, ticket = durable.carry(durable.run.before_call(index, call))
+            found, ticket, writes = durable.run.before_call(index, call)
+            if writes is not None:
+                durable.carry(writes)
             if found:
                 return ticket
         stop_if_halted()
@@ -281,7 +283,9 @@ class AsyncDriver(_DriverBase):
     async def _run_tool(self, call: ToolCall, index: int) -> Any:
         durable, ticket = self.durable, cast(Any, None)
         if durable is not None:
-            found, ticket = await durable.carry(durable.run.before_call(index, call))
+            found, ticket, writes = durable.run.before_call(index, call)
+            if writes is not None:
+                await durable.carry(writes)
             if found:
                 return ticket
         stop_if_halted()

@@ -246,7 +246,8 @@ class DurableRun:
         """The effect to carry out now: the pending journal writes first, else the loop's."""
         if self._unwritten:
             entries, self._unwritten = self._unwritten, []
-            return Write(self._append_all(entries))
+            ops = self._append(entries[0]) if len(entries) == 1 else self._append_all(entries)
+            return Write(ops)
         return self.loop.next()
 
     def send(self, result: Any) -> None:
@@ -260,21 +261,18 @@ class DurableRun:
                 self._blame_the_store()
                 elapsed = self.clock()
                 self._queue("timeout", self.act, json.dumps(sorted(result.finished)), elapsed)
-            with self.clock.at(elapsed):
-                loop.send(result)
+            self.clock.at(elapsed, loop.send, result)
             with self._lock:
                 self.act += 1
             return
         elapsed = self.clock()
         if phase == "plan":
             result, data = savable_plan(result)
-            with self.clock.at(elapsed):
-                loop.send(result)
+            self.clock.at(elapsed, loop.send, result)
             self._queue("plan", None, data, elapsed)
             self.act_elapsed = elapsed
         elif phase == "stop":
-            with self.clock.at(elapsed):
-                loop.send(result)
+            self.clock.at(elapsed, loop.send, result)
             self._queue("stop", None, encode({"output": result}, "the stop response"), elapsed)
         else:
             loop.send(result)
@@ -296,8 +294,7 @@ class DurableRun:
     def deadline_passed(self) -> None:
         """The deadline passed during a plan: stop, and journal that it did."""
         at = self.clock()
-        with self.clock.at(at):
-            self.loop.deadline_passed()
+        self.clock.at(at, self.loop.deadline_passed)
         self._queue("deadline", None, None, at)
 
     # -- around a step and its calls -----------------------------------------------------------
@@ -307,21 +304,22 @@ class DurableRun:
         or missing approvals (`Approvals.gate`)."""
         return self.approvals.gate(self.act, calls)
 
-    def before_call(self, index: int, call: ToolCall) -> Ops[tuple[bool, Any]]:
-        """(True, observation) for a known or rejected call, which is not run; else (False,
-        ticket): the ticket (the step number) goes back to `after_call`, so a call abandoned at a
+    def before_call(self, index: int, call: ToolCall) -> tuple[bool, Any, Ops[None] | None]:
+        """What to do with call `index` of the step, and the writes to make first (None: none,
+        the usual case, so a call costs no store round trip before it runs). (True, observation,
+        writes) for a known, rejected or unsavable call, which is not run; else (False, ticket,
+        writes): the ticket (the step number) goes back to `after_call`, so a call abandoned at a
         deadline that finishes late is not journaled into a later step."""
         act = self.act
         found, observation = self.approvals.known(act, index)
         if found:
-            return True, observation
+            return True, observation, None
         observation = self.approvals.settled(act, index, call)
         if observation is not None:
-            yield from self.after_call(act, index, call, observation)
-            return True, observation
+            return True, observation, self.after_call(act, index, call, observation)
         if self.approvals.needs_start(call):
-            yield from self._save(self._entry("start", act, index, None), call)
-        return False, act
+            return False, act, self._save(self._entry("start", act, index, None), call)
+        return False, act, None
 
     def after_call(self, ticket: int, index: int, call: ToolCall, observation: Any) -> Ops[None]:
         """Journal a call's observation (its own transaction)."""

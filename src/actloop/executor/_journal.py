@@ -9,11 +9,10 @@ reads or writes a store. Loaded with the first durable run (not by `import actlo
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 import time
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from actloop.exceptions import CheckpointError
@@ -75,12 +74,12 @@ class Clock:
         self._origin = time.monotonic() - elapsed
         self.pinned = None
 
-    @contextlib.contextmanager
-    def at(self, elapsed: float) -> Generator[None]:
-        """Read `elapsed` inside the block (a result sent as of a journal entry's time)."""
+    def at(self, elapsed: float, fn: Callable[..., Any], *args: Any) -> None:
+        """`fn(*args)` with the clock reading `elapsed` (a result sent as of a journal entry's
+        time), live again after."""
         before, self.pinned = self.pinned, elapsed
         try:
-            yield
+            fn(*args)
         finally:
             self.pinned = before
 
@@ -176,8 +175,7 @@ def replay(core: LoopCore, clock: Clock, entries: list[JournalEntry], thread_id:
                 known, running = journal.unfinished(keys)
                 return Replayed(act, known, running, journal.decisions, latest, act_elapsed)
             timeout = journal.timeouts.get(act)
-            with clock.at(act_elapsed if timeout is None else timeout.elapsed):
-                core.send(result)
+            clock.at(act_elapsed if timeout is None else timeout.elapsed, core.send, result)
             act += 1
             continue
         if position == len(journal.ordered):
@@ -200,10 +198,9 @@ def _replay_entry(
         )
     from actloop.checkpoint._entries import decode_plan
 
-    with clock.at(entry.elapsed):
-        if entry.kind == "deadline":
-            core.deadline_passed()
-        elif entry.kind == "plan":
-            core.send(decode_plan(entry.data or "null"))
-        else:
-            core.send(loads(entry.data or "null")["output"])
+    if entry.kind == "deadline":
+        clock.at(entry.elapsed, core.deadline_passed)
+    elif entry.kind == "plan":
+        clock.at(entry.elapsed, core.send, decode_plan(entry.data or "null"))
+    else:
+        clock.at(entry.elapsed, core.send, loads(entry.data or "null")["output"])
