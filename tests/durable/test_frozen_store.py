@@ -187,7 +187,7 @@ def test_a_store_that_stops_answering_ends_the_run_at_its_deadline(
     took = time.monotonic() - started
     assert isinstance(error, StoreTimeoutError)
     assert "did not answer in time" in str(error)
-    assert DEADLINE <= took < DEADLINE + 2.0
+    assert DEADLINE - 0.2 <= took < DEADLINE + 2.0  # (SQLite waits in 100 ms steps, rounded down)
     assert error.intermediate_steps == [  # type: ignore[attr-defined]
         (AgentAction("work", "one", "call one"), "did one")
     ]

@@ -125,7 +125,7 @@ def build_executor(
         max_execution_time=timeout,
         early_stopping_method=args.early_stopping,
         handle_parsing_errors=True,
-        checkpointer=checkpointer or _checkpointer(args),
+        checkpointer=checkpointer or _checkpointer(args, timeout),
     )
 
 
@@ -140,9 +140,10 @@ def _deadline(value: float | None) -> float | None:
     return value
 
 
-def _checkpointer(args: argparse.Namespace) -> Any:
-    """The store of `run --db FILE`, checked before the model runs: a usable checkpoint file and a
-    thread that has no run yet (a new thread id is picked when `--thread` is absent)."""
+def _checkpointer(args: argparse.Namespace, timeout: float | None) -> Any:
+    """The store of `run --db FILE`, checked before the model runs (within the run's `timeout`):
+    a usable checkpoint file and a thread that has no run yet (a new thread id is picked when
+    `--thread` is absent)."""
     if getattr(args, "command", "run") != "run" or not getattr(args, "db", None):
         return None
     from actloop.checkpoint import connect, is_postgres_url
@@ -157,7 +158,7 @@ def _checkpointer(args: argparse.Namespace) -> Any:
     args.thread = args.thread or uuid.uuid4().hex[:12]
     try:
         store = connect(args.db)  # a file, or a postgresql:// URL
-        record = store.get(args.thread)
+        record = store.get(args.thread, timeout=timeout)
     except CheckpointError as exc:
         raise ConfigurationError(f"--db {args.db}: {exc}") from None
     if record is not None and record.status == "finished":
