@@ -2,17 +2,22 @@
 
 Workers are killed with SIGKILL mid-run (a worker process, then a whole node): every run ends
 with the uninterrupted result, and the side-effect log shows no call whose observation was saved
-running twice (a call repeats only when it was in flight in the killed process).
+running twice (a call repeats only when it was in flight in the killed process). One runner's
+store is frozen mid-run (its PostgreSQL server stopped with SIGSTOP): another runner's runs on
+another store finish meanwhile, and the frozen run ends at its deadline with StoreTimeoutError,
+then resumes once the store answers again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -20,22 +25,25 @@ import pytest
 import ray
 from ray.cluster_utils import Cluster
 
-from actloop.distributed import RayRunner
+from actloop import AgentAction
+from actloop.checkpoint import PostgresCheckpointer, StoreTimeoutError
+from actloop.distributed import RayRunner, RunHandle
 from support.postgres import PostgresServer
 
-from .ray_scenario import STEPS, expected, make_executor
+from .ray_scenario import DEADLINE, STEPS, expected, make_executor
 
 HERE = Path(__file__).resolve().parent
 FACTORY = "ray_scenario:make_executor"
+DEADLINE_FACTORY = "ray_scenario:make_deadline_executor"
 
 
 class RayCluster:
     def __init__(self, cluster: Cluster, log: Path) -> None:
         self.cluster, self.log = cluster, log
 
-    def runner(self, store: str) -> RayRunner:
+    def runner(self, store: str, factory: str = FACTORY) -> RayRunner:
         """Two workers on the worker nodes (they need the `agents` resource)."""
-        return RayRunner(FACTORY, store, workers=2, actor_options={"resources": {"agents": 1}})
+        return RayRunner(factory, store, workers=2, actor_options={"resources": {"agents": 1}})
 
     def worker_nodes(self) -> dict[str, Any]:
         """The live non-head nodes by id."""
@@ -74,6 +82,16 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster
         os.environ.clear()
         os.environ.update(saved)
         sys.path.remove(str(HERE))
+
+
+@pytest.fixture(scope="module")
+def frozen_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of this module's own, to freeze: the session's server never stops."""
+    server = PostgresServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def check_calls(calls: list[tuple[str, int]], inputs: list[str], killed: set[int]) -> int:
@@ -157,6 +175,102 @@ def test_cancel_then_resume_on_the_cluster(
         runner.shutdown()
 
 
+def ended(handle: RunHandle) -> tuple[BaseException | None, float]:
+    """Wait for the run: (its error, None when it finished; when it ended)."""
+    try:
+        handle.result(timeout=120)
+    except Exception as exc:
+        return exc, time.monotonic()
+    return None, time.monotonic()
+
+
+def released(store: PostgresCheckpointer, thread: str, within: float = 30.0) -> bool:
+    """Whether the thread's lease is given back (polled) within `within` seconds."""
+    until = time.monotonic() + within
+    while time.monotonic() < until:
+        record = store.get(thread)
+        if record is not None and record.owner is None:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_a_frozen_store_ends_its_run_at_the_deadline_and_holds_up_no_other_run(
+    ray_cluster: RayCluster, postgres_server: PostgresServer, frozen_server: PostgresServer
+) -> None:
+    """Runner A's store (a server of its own) is frozen once A's run saved a call: runner B's runs
+    (another store) finish meanwhile, A's workers keep answering, and A's run ends at its deadline
+    with StoreTimeoutError; thawed, its lease is given back and it resumes to the uninterrupted
+    result, no call whose observation was saved running again."""
+    url = frozen_server.create_database()
+    runner_a = ray_cluster.runner(url, DEADLINE_FACTORY)
+    runner_b = ray_cluster.runner(postgres_server.create_database())
+    journal = PostgresCheckpointer(url)
+    watcher = ThreadPoolExecutor(1)
+    try:
+        # every worker started, and each of A's ran a first run (its store open, its code
+        # loaded; the warm-ups' results do not matter), so the times below are the run's own
+        ray.get([w.where.remote() for w in runner_b.workers], timeout=120)
+        for warm in [runner_a.submit({"input": f"fw{i}"}, thread_id=f"fw{i}") for i in range(2)]:
+            ended(warm)
+        early, late = [f"fb{i}" for i in range(4)], [f"fc{i}" for i in range(4)]
+        submitted = time.monotonic()
+        waiting = watcher.submit(ended, runner_a.submit({"input": "fz"}, thread_id="fz"))
+        handles = [runner_b.submit({"input": t}, thread_id=t) for t in early]
+        wait_for(
+            lambda: waiting.done() or any(e.kind == "obs" for e in journal.entries("fz")),
+            "a saved call",
+        )
+        assert not waiting.done(), waiting.result()  # still running: it has a call to go
+        frozen_server.freeze()
+        try:
+            handles += [runner_b.submit({"input": t}, thread_id=t) for t in late]
+            pings: list[float] = []  # A's workers answer while its run waits: their loop is free
+            while not waiting.done():
+                sent = time.monotonic()
+                ray.get([w.where.remote() for w in runner_a.workers], timeout=10)
+                pings.append(time.monotonic() - sent)
+                time.sleep(0.1)
+            error, at = waiting.result()
+            # B's runs, on a store that answers, all finish before A's store is thawed
+            assert [h.result(timeout=60) for h in handles] == [expected(t) for t in early + late]
+            ray.get([w.where.remote() for w in runner_a.workers], timeout=5)
+        finally:
+            frozen_server.thaw()
+        assert len(pings) >= 3 and max(pings) < 2.0, pings
+        # Ray's error is also a StoreTimeoutError, and carries the original with its steps
+        assert isinstance(error, ray.exceptions.RayTaskError), repr(error)
+        assert isinstance(error, StoreTimeoutError) and isinstance(error.cause, StoreTimeoutError)
+        assert "did not answer in time" in str(error.cause)
+        assert DEADLINE <= at - submitted < DEADLINE + 3.0
+        steps = error.cause.intermediate_steps  # type: ignore[attr-defined]
+        assert steps and steps == [  # the calls it finished, in order
+            (AgentAction("work", f"fz-{n}", f"step {n}"), f"did(fz-{n})") for n in range(len(steps))
+        ]
+        assert check_calls(ray_cluster.lines("fb"), early, set()) == 0
+        assert check_calls(ray_cluster.lines("fc"), late, set()) == 0
+
+        assert released(journal, "fz")  # given back once the store answers
+        record = journal.get("fz")
+        assert record is not None and record.status == "running"  # not marked: resumable
+        saved = {f"fz-{e.act}" for e in journal.entries("fz") if e.kind == "obs"}
+        ran = Counter(key for key, _ in ray_cluster.lines("fz"))
+        assert set(ran) == {f"fz-{n}" for n in range(len(ran))} and len(ran) < STEPS, ran
+        assert set(ran.values()) == {1} and len(steps) <= len(ran), (steps, ran)
+        assert {f"fz-{n}" for n in range(len(steps))} <= saved <= set(ran), (steps, saved, ran)
+        assert runner_a.resume("fz").result(timeout=60) == expected("fz")
+        # a call runs again only if it ran before and its observation was not saved
+        again = Counter(key for key, _ in ray_cluster.lines("fz"))
+        keys = [f"fz-{n}" for n in range(STEPS)]
+        assert dict(again) == {k: 2 if k in ran and k not in saved else 1 for k in keys}
+    finally:
+        frozen_server.thaw()
+        runner_a.shutdown()
+        runner_b.shutdown()
+        journal.close()
+        watcher.shutdown(wait=False, cancel_futures=True)
+
+
 def test_a_killed_node_loses_no_run_and_repeats_no_finished_call(
     ray_cluster: RayCluster, postgres_server: PostgresServer
 ) -> None:
@@ -169,7 +283,13 @@ def test_a_killed_node_loses_no_run_and_repeats_no_finished_call(
         inputs = [f"kn{i}" for i in range(4)]
         handles = [runner.submit({"input": t}, thread_id=t) for t in inputs]
         wait_for(lambda: sum(p in pids for _, p in ray_cluster.lines("kn")) >= 3, "calls")
-        ray_cluster.cluster.remove_node(victim, allow_graceful=False)  # SIGKILL, all of it
+        ray_cluster.cluster.remove_node(victim, allow_graceful=False)
+        # remove_node kills the node's raylet; its workers notice only at their next check of it
+        # (up to a second later), time enough to finish their runs. Kill them too, as a dead
+        # machine would.
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         assert [h.result(timeout=180) for h in handles] == [expected(t) for t in inputs]
         assert max(h.attempts for h in handles) >= 2  # the kill really hit runs
         check_calls(ray_cluster.lines("kn"), inputs, pids)
