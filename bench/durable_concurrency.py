@@ -12,7 +12,7 @@ event loop. Rows:
 
 - `no store`: the executor without a checkpointer (and no thread_id): the floor, about K x T.
 - `SQLite`: a fresh `SqliteCheckpointer` file in a temp dir.
-- `Postgres (loopback)`: a fresh database on a throw-away server (`tests/postgres_server.py`,
+- `Postgres (loopback)`: a fresh database on a throw-away server (`tests/support/postgres.py`,
   fsync on as `bench/postgres_journal.py` runs it; `--fsync off` to leave the disk out),
   `PostgresCheckpointer` with its defaults (pools of up to 8 connections, 30 s leases).
 - `Postgres + proxy D ms`: the same, reached through `bench/delay_proxy.py`, a TCP proxy in its own
@@ -555,7 +555,7 @@ def servers(setup: Setup, keys: list[str]) -> Iterator[Setup]:
     """Start the PostgreSQL server and the proxy the rows need; always stop them."""
     try:
         if {"postgres", "proxy"} & set(keys):
-            from postgres_server import PostgresServer
+            from support.postgres import PostgresServer
 
             setup.server = PostgresServer(fsync=setup.args.fsync == "on").start()
         if "proxy" in keys:
