@@ -17,3 +17,14 @@ def postgres_server() -> Iterator[PostgresServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def frozen_server() -> Iterator[PostgresServer]:
+    """A throw-away PostgreSQL server of one test module's own, which its tests may freeze
+    (`PostgresServer.freeze`): the session's server is never stopped."""
+    server = PostgresServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()

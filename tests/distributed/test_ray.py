@@ -29,6 +29,7 @@ from actloop import AgentAction
 from actloop.checkpoint import PostgresCheckpointer, StoreTimeoutError
 from actloop.distributed import RayRunner, RunHandle
 from support.postgres import PostgresServer
+from support.waits import released
 
 from .ray_scenario import DEADLINE, STEPS, expected, make_executor
 
@@ -82,16 +83,6 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster
         os.environ.clear()
         os.environ.update(saved)
         sys.path.remove(str(HERE))
-
-
-@pytest.fixture(scope="module")
-def frozen_server() -> Iterator[PostgresServer]:
-    """A PostgreSQL server of this module's own, to freeze: the session's server never stops."""
-    server = PostgresServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def check_calls(calls: list[tuple[str, int]], inputs: list[str], killed: set[int]) -> int:
@@ -182,17 +173,6 @@ def ended(handle: RunHandle) -> tuple[BaseException | None, float]:
     except Exception as exc:
         return exc, time.monotonic()
     return None, time.monotonic()
-
-
-def released(store: PostgresCheckpointer, thread: str, within: float = 30.0) -> bool:
-    """Whether the thread's lease is given back (polled) within `within` seconds."""
-    until = time.monotonic() + within
-    while time.monotonic() < until:
-        record = store.get(thread)
-        if record is not None and record.owner is None:
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def test_a_frozen_store_ends_its_run_at_the_deadline_and_holds_up_no_other_run(

@@ -28,6 +28,7 @@ from actloop.checkpoint import (
     StoreTimeoutError,
 )
 from support.postgres import PostgresServer
+from support.waits import beside_a_ticker, released
 
 DEADLINE = 3.0
 WORDS = ["one", "two", "three"]
@@ -96,16 +97,6 @@ class PostgresFreezer(Freezer):
         self.server.thaw()
 
 
-@pytest.fixture(scope="module")
-def frozen_server() -> Iterator[PostgresServer]:
-    """A PostgreSQL server of this module's own, to stop and start."""
-    server = PostgresServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
 def freezer(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Freezer]:
     if request.param == "sqlite":
@@ -134,41 +125,6 @@ def executor_of(freezer: Freezer, calls: list[str]) -> AgentExecutor:
     )
 
 
-async def watched(executor: AgentExecutor, config: Any) -> tuple[BaseException | None, float]:
-    """`ainvoke` with a ticker beside it: (the run's error, the event loop's worst stall)."""
-    worst, running = 0.0, True
-
-    async def tick() -> None:
-        nonlocal worst
-        last = time.monotonic()
-        while running:
-            await asyncio.sleep(0.01)
-            now = time.monotonic()
-            worst, last = max(worst, now - last - 0.01), now
-
-    ticker = asyncio.ensure_future(tick())
-    error: BaseException | None = None
-    try:
-        await executor.ainvoke({"input": "q"}, config)
-    except StoreTimeoutError as exc:
-        error = exc
-    finally:
-        running = False
-        await ticker
-    return error, worst
-
-
-def released(store: BaseCheckpointer, thread: str, within: float = 30.0) -> bool:
-    """Whether the thread's lease is given back (polled) within `within` seconds."""
-    until = time.monotonic() + within
-    while time.monotonic() < until:
-        record = store.get(thread)
-        if record is not None and record.owner is None:
-            return True
-        time.sleep(0.1)
-    return False
-
-
 @pytest.mark.parametrize("path", ["sync", "async"])
 def test_a_store_that_stops_answering_ends_the_run_at_its_deadline(
     freezer: Freezer, path: str
@@ -182,7 +138,7 @@ def test_a_store_that_stops_answering_ends_the_run_at_its_deadline(
             executor.invoke({"input": "q"}, config)
         error: BaseException | None = caught.value
     else:
-        error, stall = asyncio.run(watched(executor, config))
+        error, stall = asyncio.run(beside_a_ticker(executor.ainvoke({"input": "q"}, config)))
         assert stall < 0.5  # the loop kept turning while the store did not answer
     took = time.monotonic() - started
     assert isinstance(error, StoreTimeoutError)

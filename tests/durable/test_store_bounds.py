@@ -8,7 +8,7 @@ import asyncio
 import sqlite3
 import threading
 import time
-from collections.abc import Awaitable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,6 +27,7 @@ from actloop.checkpoint import (
     StoreTimeoutError,
 )
 from support.postgres import PostgresServer
+from support.waits import beside_a_ticker
 
 T = TypeVar("T")
 
@@ -72,31 +73,10 @@ def test_the_store_timeout_bounds_a_call_given_none(tmp_path: Path) -> None:
         store.close()
 
 
-async def _with_ticker(call: Awaitable[T]) -> tuple[T | BaseException, float]:
-    """Await `call` beside a 10 ms ticker: (its result or error, the loop's worst stall)."""
-    worst, running = 0.0, True
-
-    async def tick() -> None:
-        nonlocal worst
-        last = time.monotonic()
-        while running:
-            await asyncio.sleep(0.01)
-            now = time.monotonic()
-            worst, last = max(worst, now - last - 0.01), now
-
-    ticker = asyncio.ensure_future(tick())
-    try:
-        outcome: Any = await call
-    except CheckpointError as exc:
-        outcome = exc
-    finally:
-        running = False
-        await ticker
-    return outcome, worst
-
-
 def test_an_async_write_on_a_busy_file_leaves_the_loop_free(locked: SqliteCheckpointer) -> None:
-    outcome, stall = asyncio.run(_with_ticker(locked.aacquire("T", Owner.current(), timeout=1.0)))
+    outcome, stall = asyncio.run(
+        beside_a_ticker(locked.aacquire("T", Owner.current(), timeout=1.0))
+    )
     assert isinstance(outcome, StoreTimeoutError)
     assert stall < 0.2  # it waited on a worker, not on the event loop
 
@@ -142,7 +122,7 @@ def test_inherited_async_twins_are_bounded_even_when_the_store_is_not(tmp_path: 
     store = SlowStore(SqliteCheckpointer(tmp_path / "runs.db"), hang)
     try:
         started = time.monotonic()
-        outcome, stall = asyncio.run(_with_ticker(store.aget("T", timeout=0.3)))
+        outcome, stall = asyncio.run(beside_a_ticker(store.aget("T", timeout=0.3)))
         assert isinstance(outcome, StoreTimeoutError)
         assert time.monotonic() - started < 5.0 and stall < 0.2
         assert asyncio.run(store.alist_runs(timeout=1.0)) == []

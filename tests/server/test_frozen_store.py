@@ -7,29 +7,18 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import pytest
 
 from actloop.checkpoint import PostgresCheckpointer
 from support.postgres import PostgresServer
 from support.serve import start_serve, stop_serve
+from support.waits import released
 
 DEADLINE = 4.0
 NAPS = 20
 STORE_WAIT = 5.0  # actloop.server's bound on its own store reads
-
-
-@pytest.fixture(scope="module")
-def frozen_server() -> Iterator[PostgresServer]:
-    """A PostgreSQL server of this module's own, to stop and start."""
-    server = PostgresServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 class Follower:
@@ -130,11 +119,9 @@ def _resumes_to_the_uninterrupted_result(
 ) -> None:
     """After the thaw: the lease comes back, the resume finishes the thread, and only a nap
     that ran but was never saved runs again."""
-    until = time.monotonic() + 60
-    while (record := store.get("f")) is None or record.owner is not None:
-        assert time.monotonic() < until, "the lease was not given back"
-        time.sleep(0.1)
-    assert record.status == "running"  # not marked failed: the store never answered
+    assert released(store, "f", within=60)
+    record = store.get("f")
+    assert record is not None and record.status == "running"  # not marked failed
     ran_before = naps.read_text().count("nap done")
     saved_before = saved_naps(store, "f")
     resumed = client.post("/threads/f/resume", json={})
