@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from actloop.exceptions import OutputParserException
 from actloop.executor._loop import Act, ActTimeout, Done, Event, LoopCore, Plan, Stop, ToolCall
@@ -162,7 +162,8 @@ class SyncDriver(_DriverBase):
         return self.agent.plan(steps, self._child(), **self.inputs)
 
     def _run_tool(self, call: ToolCall, index: int) -> Any:
-        durable, ticket = self.durable, cast(Any, None)
+        durable = self.durable
+        ticket: Any = None
         if durable is not None:
             found, ticket, writes = durable.run.before_call(index, call)
             if writes is not None:
@@ -281,7 +282,8 @@ class AsyncDriver(_DriverBase):
         self.flow.send(output)
 
     async def _run_tool(self, call: ToolCall, index: int) -> Any:
-        durable, ticket = self.durable, cast(Any, None)
+        durable = self.durable
+        ticket: Any = None
         if durable is not None:
             found, ticket, writes = durable.run.before_call(index, call)
             if writes is not None:
