@@ -2,7 +2,8 @@
 
 A wait that ends early (the deadline passed, Ctrl-C, a sibling's error) abandons what it waited
 for: calls still queued for a worker never start, and running ones stop counting against the
-pool's bound (`actloop.runnables._workers.abandon`). Nothing here is ever joined.
+pool's bound (`actloop.runnables._workers.abandon`). Nothing here is ever joined. Waiting on one
+call (`wait_one`, `within`) is `actloop.runnables._deadlines`, which the stores' bounds share.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from actloop.executor._loop import ToolCall
+from actloop.runnables._deadlines import Deadline, wait_one, within
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -29,30 +31,6 @@ def stop_if_halted() -> None:
 
     if halted():
         raise KeyboardInterrupt("the call running this agent was abandoned; it starts nothing new")
-
-
-class Deadline(Exception):
-    """The deadline passed while waiting on a worker."""
-
-
-def wait_one(fn: Callable[..., Any], args: tuple[Any, ...], remaining: float) -> Any:
-    """Run `fn(*args)` on a daemon worker and wait at most `remaining` seconds; a call still
-    running then (or when the wait is interrupted) is abandoned."""
-    import concurrent.futures  # with the workers, on first use: it costs ~5 ms at import
-
-    from actloop.runnables._workers import abandon, submit
-
-    future = submit(fn, *args)
-    try:
-        return future.result(timeout=max(remaining, 0.0))
-    except concurrent.futures.TimeoutError:
-        if not future.done():
-            abandon((future,))
-            raise Deadline from None
-        return future.result()  # `fn` itself raised TimeoutError (or finished just now)
-    except BaseException:
-        abandon((future,))
-        raise
 
 
 def run_window(
@@ -129,23 +107,3 @@ def collect(futures: list[Any], done: set[Any]) -> tuple[dict[int, Any], BaseExc
         elif error is None:
             error = exc.error if isinstance(exc, Fatal) else exc
     return finished, error
-
-
-async def within(call: Any, remaining: float) -> Any:
-    """Await `call` for at most `remaining` seconds, then cancel it and raise `Deadline`.
-
-    Unlike `asyncio.wait_for`, a TimeoutError raised by the call itself is not taken for the
-    deadline, and a call that ignores its cancellation is abandoned rather than awaited.
-    """
-    import asyncio
-
-    task = asyncio.ensure_future(call)
-    try:
-        done, _ = await asyncio.wait((task,), timeout=max(remaining, 0.0))
-    except BaseException:
-        task.cancel()
-        raise
-    if not done:
-        task.cancel()
-        raise Deadline
-    return task.result()
