@@ -17,6 +17,7 @@ from actloop.exceptions import CheckpointError, OutputParserException, Serializa
 from actloop.serialization import dumps, loads
 
 __all__ = [
+    "DAMAGE",
     "TOO_DEEP",
     "Decision",
     "call_id",
@@ -66,6 +67,10 @@ def decode_decision(data: str | None, seq: int) -> Decision:
         raise ValueError(f"unknown decision {kind!r}")
     return Decision(kind, value.get("reason"), value.get("tool_input"), seq)
 
+
+DAMAGE = (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
+"""What decoding a hand-edited or damaged saved value can raise (SerializationError included):
+every reader of saved values turns these into a CheckpointError naming what is damaged."""
 
 _UNSAVABLE = '"type": "not_implemented"'
 

@@ -15,15 +15,12 @@ from typing import Any, cast
 
 from actloop.agents import AgentAction, AgentFinish
 from actloop.checkpoint._base import JournalEntry, RunRecord
-from actloop.checkpoint._entries import Decision, call_id, decode_decision, decode_plan
+from actloop.checkpoint._entries import DAMAGE, Decision, call_id, decode_decision, decode_plan
 from actloop.checkpoint._store import BaseCheckpointer
 from actloop.exceptions import CheckpointError, OutputParserException
 from actloop.serialization import loads
 
-__all__ = ["DAMAGE", "CallRecord", "ThreadHistory", "aread_thread", "read_thread", "thread_history"]
-
-DAMAGE = (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
-"""What decoding a hand-edited or damaged saved value can raise (SerializationError included)."""
+__all__ = ["CallRecord", "ThreadHistory", "aread_thread", "read_thread", "thread_history"]
 
 
 @dataclass(frozen=True)

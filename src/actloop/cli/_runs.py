@@ -30,6 +30,7 @@ from actloop.checkpoint import (
     is_postgres_url,
     read_thread,
 )
+from actloop.checkpoint._entries import DAMAGE
 from actloop.cli._text import inert
 from actloop.exceptions import CheckpointError, ConfigurationError
 from actloop.executor import PAUSED_KEY
@@ -47,10 +48,6 @@ class CliResult(NamedTuple):
 
     code: int
     text: str
-
-
-_DAMAGE = (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
-"""What reading a hand-edited or damaged saved value can raise."""
 
 
 def _open(path: str | os.PathLike[str], *, read_only: bool = False) -> BaseCheckpointer:
@@ -139,7 +136,7 @@ def runs_show(path: str | os.PathLike[str], thread_id: str) -> CliResult:
 def _pending_lines(pending: list[dict[str, Any]]) -> list[str]:
     try:
         return [f"  [{p['id']}] {p['tool']}({_short(p['tool_input'], 60)})" for p in pending]
-    except _DAMAGE as exc:
+    except DAMAGE as exc:
         raise CheckpointError(f"the list of pending calls is damaged ({exc!r})") from None
 
 
@@ -205,7 +202,7 @@ def _saved_timeout(store: BaseCheckpointer, thread_id: str) -> float | None:
     try:
         saved: Any = json.loads(record.fingerprint) if record else {}
         limit: Any = saved.get("max_execution_time", DEFAULT_TIMEOUT)
-    except _DAMAGE:
+    except DAMAGE:
         return DEFAULT_TIMEOUT
     return float(limit) if isinstance(limit, (int, float)) else None
 

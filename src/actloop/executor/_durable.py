@@ -44,7 +44,7 @@ from actloop.checkpoint import (
     RunRecord,
     StoreTimeoutError,
 )
-from actloop.checkpoint._entries import call_id, encode, encode_decision, savable_plan
+from actloop.checkpoint._entries import DAMAGE, call_id, encode, encode_decision, savable_plan
 from actloop.exceptions import CheckpointError
 from actloop.executor._approvals import Approvals, Paused
 from actloop.executor._journal import Clock, apply_edits, fingerprint, replay
@@ -472,7 +472,7 @@ def damaged_journal(thread_id: str) -> Generator[None]:
     """Turn what decoding a damaged or hand-edited saved value raises into a CheckpointError."""
     try:
         yield
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as exc:
+    except DAMAGE as exc:
         raise CheckpointError(
             f"the saved run of thread {thread_id!r} is damaged and cannot be resumed "
             f"({type(exc).__name__}: {exc}); it was left untouched"

@@ -31,6 +31,7 @@ from actloop.checkpoint import (
     ThreadHistory,
     thread_history,
 )
+from actloop.checkpoint._entries import DAMAGE
 from actloop.exceptions import CheckpointError
 from actloop.executor import PAUSED_KEY, Resume
 from actloop.serialization import loads
@@ -81,7 +82,7 @@ def _step(call: CallRecord) -> dict[str, Any]:
 def _summary(record: RunRecord) -> dict[str, Any]:
     try:
         inputs: Any = encode(loads(record.inputs))
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+    except DAMAGE:
         inputs = {}  # damaged: `GET /threads/{id}` names it
     return {
         "thread_id": record.thread_id,
