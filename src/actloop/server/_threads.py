@@ -79,11 +79,14 @@ def _step(call: CallRecord) -> dict[str, Any]:
     }
 
 
-def _summary(record: RunRecord) -> dict[str, Any]:
-    try:
-        inputs: Any = encode(loads(record.inputs))
-    except DAMAGE:
-        inputs = {}  # damaged: `GET /threads/{id}` names it
+def _summary(record: RunRecord, inputs: Any = None) -> dict[str, Any]:
+    """A thread's line in the list; `inputs` are its decoded, encoded inputs (decoded here when
+    not given)."""
+    if inputs is None:
+        try:
+            inputs = encode(loads(record.inputs))
+        except DAMAGE:
+            inputs = {}  # damaged: `GET /threads/{id}` names it
     return {
         "thread_id": record.thread_id,
         "status": record.status,
@@ -117,8 +120,9 @@ async def get_thread(request: Request) -> Response:
     thread_id = check_thread_id(request.path_params["thread_id"])
     found = await _history(_store(request.app.state.executor), thread_id)
     event_log = request.app.state.hub.thread_log(thread_id)
-    state = _summary(found.record)
-    state["inputs"] = encode(found.inputs)
+    inputs = encode(found.inputs)
+    state = _summary(found.record, inputs)
+    state["inputs"] = inputs
     state["steps"] = [_step(call) for call in found.calls]
     state["pending_approvals"] = found.pending
     state["output"] = encode(found.output) if found.output is not None else None
