@@ -29,6 +29,7 @@ from actloop.checkpoint import (
     connect,
     is_postgres_url,
     read_thread,
+    thread_history,
 )
 from actloop.checkpoint._entries import DAMAGE
 from actloop.cli._text import inert
@@ -79,7 +80,7 @@ def runs_list(path: str | os.PathLike[str]) -> CliResult:
     """One line per saved run: thread, status, steps, last update (steps `?`: damaged journal)."""
     try:
         with contextlib.closing(_open(path, read_only=True)) as store:  # Postgres holds a pool
-            rows = [(r, _count(store, r.thread_id)) for r in store.list_runs()]
+            rows = [(r, _count(store, r)) for r in store.list_runs()]
     except CheckpointError as exc:
         return CliResult(1, f"error: {exc}")
     if not rows:
@@ -94,12 +95,12 @@ def runs_list(path: str | os.PathLike[str]) -> CliResult:
     return CliResult(0, "\n".join(lines))
 
 
-def _count(store: BaseCheckpointer, thread_id: str) -> str:
+def _count(store: BaseCheckpointer, record: RunRecord) -> str:
+    """How many calls the run's journal holds (`?`: damaged or unreadable)."""
     try:
-        found = read_thread(store, thread_id)
+        return str(len(thread_history(record, store.entries(record.thread_id)).calls))
     except CheckpointError:
         return "?"
-    return str(len(found.calls)) if found is not None else "?"
 
 
 def runs_show(path: str | os.PathLike[str], thread_id: str) -> CliResult:
