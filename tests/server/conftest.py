@@ -1,4 +1,5 @@
-"""A real uvicorn server on a free loopback port, serving an app built by the test."""
+"""A real uvicorn server on a free loopback port, serving an app built by the test; a real
+headless Chromium and a tab in it for the page tests."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import pytest
 import uvicorn
 
 from support.serve import Serve, free_port
+
+from .browser import launch, new_tab
 
 
 @pytest.fixture
@@ -35,3 +38,20 @@ def serve() -> Iterator[Serve]:
     for server, thread in servers:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = launch(p)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    tab = new_tab(browser)
+    yield tab
+    tab.context.close()

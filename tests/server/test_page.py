@@ -1,12 +1,10 @@
 """The page at `/` in a real headless Chromium (Debian's, driven by Playwright): a run's steps
-appear in order, a paused call is approved, hostile model output stays inert text."""
+appear in order, each call once, a paused call is approved, hostile model output stays inert
+text, a failed run shows its exception type only, a base64 token works as pasted."""
 
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,68 +15,19 @@ from actloop.server import create_app
 from support.serve import Serve
 
 from .agents import HOSTILE, make_executor
-
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def ensure_chromium() -> None:
-    """Install Debian's chromium when it is missing (the test bootstrap; never a download of
-    Playwright's own browsers)."""
-    if Path(CHROMIUM).exists():
-        return
-    apt = shutil.which("apt-get")
-    assert apt, "chromium is missing and apt-get is not available to install it"
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = [apt, "install", "-y", "-q", "chromium"]
-    if subprocess.run(install, env=env, timeout=1200).returncode != 0:  # stale package lists
-        subprocess.run([apt, "update", "-q"], check=True, env=env, timeout=600)
-        subprocess.run(install, check=True, env=env, timeout=1200)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    ensure_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        yield chromium
-        chromium.close()
-
-
-def expect(locator: Any) -> Any:
-    from playwright.sync_api import expect as playwright_expect
-
-    playwright_expect.set_options(timeout=30_000)
-    return playwright_expect(locator)
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1100, "height": 760})
-    tab = context.new_page()
-    tab.set_default_timeout(30_000)
-    yield tab
-    context.close()
-
+from .browser import expect
 
 TOKEN = "page-t0ken"
 
 
-def open_page(page: Any, serve: Serve, tmp_path: Path) -> None:
+def open_page(page: Any, serve: Serve, tmp_path: Path, token: str = TOKEN, query: str = "") -> str:
+    """Serve a durable executor with `token` and open the page (`?token=QUERY`, by default the
+    token as it is); returns the server's URL."""
     store = SqliteCheckpointer(tmp_path / "runs.sqlite")
-    url = serve(create_app(make_executor(store), token=TOKEN))
-    page.goto(f"{url}/?token={TOKEN}")
+    url = serve(create_app(make_executor(store), token=token))
+    page.goto(f"{url}/?token={query or token}")
     expect(page.locator("#mode")).to_have_text("durable threads")
+    return url
 
 
 def ask(page: Any, question: str) -> None:
@@ -117,7 +66,12 @@ def test_approve_a_paused_call_then_see_the_answer(page: Any, serve: Serve, tmp_
     expect(page.locator("#answer")).not_to_be_empty()
     assert page.text_content("#answer") == "Sent: sent 'hello'"
     assert page.locator(".approval").count() == 0
-    assert "send \u2192 sent 'hello'" in lines(page)
+    # each call shows once: the resumed run announces the call again, the page does not repeat it
+    assert lines(page) == [
+        'calling send({"text":"hello"})',
+        "send \u2192 sent 'hello'",
+        "Sent: sent 'hello'",
+    ]
 
 
 def test_edit_a_paused_call_and_browse_past_threads(
@@ -130,6 +84,11 @@ def test_edit_a_paused_call_and_browse_past_threads(
     page.click(".approval button.edit")
     expect(page.locator("#answer")).not_to_be_empty()
     assert page.text_content("#answer") == "Sent: sent 'hello'"
+    assert lines(page) == [  # the call's line now shows the edited input, once
+        'calling send({"text":"hello"})',
+        "send \u2192 sent 'hello'",
+        "Sent: sent 'hello'",
+    ]
     ask(page, "add 1 1")
     expect(page.locator("#answer")).to_have_text("The sum is 2.")
     expect(page.locator("#threads li")).to_have_count(2)
@@ -163,3 +122,32 @@ def test_without_db_the_page_streams_events(page: Any, serve: Serve) -> None:
     expect(page.locator("#answer")).to_have_text(f"Here: {HOSTILE}")
     assert page.locator("img").count() == 0
     assert page.title() == "actloop"
+
+
+def test_a_failed_run_shows_its_exception_type_only(
+    page: Any, serve: Serve, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flag = tmp_path / "down"
+    flag.touch()
+    monkeypatch.setenv("ACTLOOP_TEST_FAIL", str(flag))
+    open_page(page, serve, tmp_path)
+    ask(page, "flaky x")
+    failed = page.locator("#trajectory li.error")
+    expect(failed).to_have_text(["the run failed (see the server log)"])
+    expect(page.locator("#threads li")).to_have_text(["failedflaky x"])
+    page.click("#threads li >> text=flaky x")
+    expect(page.locator("#trajectory li.error")).to_have_text(
+        ["failed: RuntimeError (details in the server log)"]
+    )
+    assert "the flaky service is down" not in page.content()
+
+
+@pytest.mark.parametrize("query", ["q+3/xZ==", "q%2B3%2FxZ%3D%3D"], ids=["pasted", "encoded"])
+def test_a_base64_token_works_as_pasted_or_percent_encoded(
+    page: Any, serve: Serve, tmp_path: Path, query: str
+) -> None:
+    open_page(page, serve, tmp_path, token="q+3/xZ==", query=query)  # as openssl rand -base64
+    assert "token" not in page.url
+    ask(page, "add 2 3")
+    expect(page.locator("#answer")).to_have_text("The sum is 5.")
+    expect(page.locator("#threads li")).to_have_text(["finishedadd 2 3"])

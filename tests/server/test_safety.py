@@ -55,7 +55,8 @@ def test_malformed_requests_get_a_one_line_reason(
     serve: Serve, content: bytes, status: int, reason: str
 ) -> None:
     url = serve(create_app(make_executor()))
-    response = httpx.post(f"{url}/agent/invoke", content=content)
+    json_body = {"Content-Type": "application/json"}
+    response = httpx.post(f"{url}/agent/invoke", content=content, headers=json_body)
     assert (response.status_code, response.json()) == (status, {"error": reason})
 
 
@@ -81,8 +82,12 @@ def test_request_size_limit(serve: Serve) -> None:
         yield b"x" * 2000
         yield b'"}}'
 
-    chunked = httpx.post(f"{url}/agent/invoke", content=chunks())
-    assert chunked.status_code == 413
+    json_body = {"Content-Type": "application/json"}
+    chunked = httpx.post(f"{url}/agent/invoke", content=chunks(), headers=json_body)
+    assert (chunked.status_code, chunked.json()) == (
+        413,
+        {"error": "request body too large (limit 1000 bytes)"},
+    )
 
 
 def test_unknown_route_and_method(serve: Serve) -> None:

@@ -199,7 +199,7 @@ def test_a_failed_run_resumes(
     assert kinds(evs) == ["actions", "error"]
     assert evs[-1][2] == {"status_code": 500, "message": "Internal Server Error"}
     state = wait_status(client, "t7", "failed")
-    assert state["error"] == "RuntimeError: the flaky service is down"
+    assert state["error"] == "RuntimeError"  # the type only: the message stays in the log
     flag.unlink()
     assert client.post("/threads/t7/resume", json={}).status_code == 202
     state = wait_status(client, "t7", "finished")

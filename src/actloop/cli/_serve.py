@@ -1,7 +1,9 @@
 """`actloop serve`: the agent `actloop run`'s options build, or a `module:attr` executor, over HTTP.
 
 Safe by default: binds 127.0.0.1; any other host needs `--token` (then every route but
-`/health` asks for `Authorization: Bearer TOKEN`); no CORS unless `--cors-origin` is given.
+`/health` asks for `Authorization: Bearer TOKEN`); no CORS unless `--cors-origin` is given;
+requests naming another `Host` than loopback names, the bound one or an `--allowed-host` are
+refused (DNS rebinding), as are other origins' requests (see `actloop.server._guard`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,14 @@ def add_serve_parser(sub: Any, shared: argparse.ArgumentParser) -> argparse.Argu
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--token", help="bearer token (default: $ACTLOOP_TOKEN)")
     serve.add_argument("--cors-origin", action="append", default=[], help="allowed origin")
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name clients reach the server by, besides loopback names and --host "
+        "(repeatable; for a reverse proxy; '*' allows any)",
+    )
     serve.add_argument("--max-body", type=int, default=1 << 20, help="request size limit")
     return serve
 
@@ -78,7 +88,13 @@ def serve_command(args: argparse.Namespace) -> int:
     except ConfigurationError as exc:
         print(f"actloop: error: {exc}", file=sys.stderr)
         return 2
-    app = create_app(executor, token=token, cors_origins=args.cors_origin, max_body=args.max_body)
+    app = create_app(
+        executor,
+        token=token,
+        cors_origins=args.cors_origin,
+        allowed_hosts=[args.host, *args.allowed_host],
+        max_body=args.max_body,
+    )
     print(f"actloop: serving on http://{args.host}:{args.port}/", file=sys.stderr, flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", server_header=False)
     return 0

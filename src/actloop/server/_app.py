@@ -1,8 +1,9 @@
-"""The Starlette app of `actloop serve`: LangServe's routes, threads, the page, and the guards.
+"""The Starlette app of `actloop serve`: LangServe's routes, threads, the page, behind the guard.
 
-Guards: a bearer token (when set) on every route but `/health`, compared in constant time; a
-request size limit; no CORS unless origins are given; every error a JSON `{"error": reason}`
-with a one-line reason, never a traceback (Starlette runs with `debug=False`).
+Every route sits behind one `Guard` (`_guard`: Host, Origin, CORS, token, JSON bodies, size), so
+a route added here is protected without code of its own. Every error is a JSON
+`{"error": reason}` with a one-line reason, never a traceback (Starlette runs with
+`debug=False`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import base64
 import contextlib
 import functools
 import hashlib
-import hmac
 import importlib
 from collections.abc import AsyncGenerator, Sequence
 from importlib import resources
@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from actloop.exceptions import ConfigurationError
+from actloop.server._guard import Guard
 from actloop.server._http import MAX_BODY, HttpError
-from actloop.server._hub import RunHub
+from actloop.server._hub import Busy, RunHub
 from actloop.server._langserve import agent_routes
 from actloop.server._openapi import openapi
 from actloop.server._threads import thread_routes
@@ -101,41 +101,6 @@ class TraceContext:
             await self.app(scope, receive, send)
 
 
-class BearerAuth:
-    """Asks for `Authorization: Bearer TOKEN` on every route but `/health` (ASGI middleware, so
-    streams pass through untouched). The page may take `?token=` once, for a browser's first
-    load; its script then sends the header."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.expected = f"Bearer {token}".encode()
-        self.token = token.encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] == "/health" or self._allowed(scope):
-            await self.app(scope, receive, send)
-            return
-        response = JSONResponse(
-            {"error": "missing or wrong bearer token"},
-            status_code=401,
-            headers={"WWW-Authenticate": "Bearer"},
-        )
-        await response(scope, receive, send)
-
-    def _allowed(self, scope: Scope) -> bool:
-        headers: list[tuple[bytes, bytes]] = scope["headers"]
-        given = next((v for k, v in headers if k == b"authorization"), b"")
-        if hmac.compare_digest(given, self.expected):
-            return True
-        if scope["path"] == "/" and scope["method"] == "GET":
-            query: bytes = scope.get("query_string", b"")
-            for pair in query.split(b"&"):
-                key, _, value = pair.partition(b"=")
-                if key == b"token" and hmac.compare_digest(value, self.token):
-                    return True
-        return False
-
-
 async def health(request: Request) -> Response:
     """`GET /health`: liveness, and how many runs are going on (never needs the token)."""
     return JSONResponse({"status": "ok", "active_runs": request.app.state.hub.active})
@@ -146,7 +111,6 @@ async def page(request: Request) -> Response:
     html, csp = _page()
     headers = {
         "Content-Security-Policy": csp,
-        "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",
         "Cache-Control": "no-store",
     }
@@ -164,6 +128,10 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return exc.response()
 
 
+async def _busy(request: Request, exc: Exception) -> Response:
+    return JSONResponse({"error": str(exc)}, status_code=503, headers={"Retry-After": "1"})
+
+
 async def _starlette_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     reason = {404: "no such route", 405: "method not allowed"}.get(exc.status_code, exc.detail)
@@ -179,11 +147,13 @@ def create_app(
     *,
     token: str | None = None,
     cors_origins: Sequence[str] = (),
+    allowed_hosts: Sequence[str] = (),
     max_body: int = MAX_BODY,
     max_batch: int = 100,
 ) -> Starlette:
     """The app serving `executor`: `/agent/*` (LangServe), `/threads*` when it has a
-    checkpointer, `/` (the page), `/health`, `/openapi.json`."""
+    checkpointer, `/` (the page), `/health`, `/openapi.json`; `allowed_hosts` are the names
+    besides loopback ones its clients may reach it by (`*`: any; see `_guard`)."""
     hub = RunHub()
 
     @contextlib.asynccontextmanager
@@ -199,20 +169,17 @@ def create_app(
     ]
     if executor.checkpointer is not None:
         routes.extend(thread_routes())
-    middleware: list[Middleware] = [Middleware(TraceContext)]
-    if cors_origins:
-        middleware.append(
-            Middleware(
-                CORSMiddleware,
-                allow_origins=list(cors_origins),
-                allow_methods=["GET", "POST"],
-                allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
-            )
-        )
-    if token:
-        middleware.append(Middleware(BearerAuth, token=token))
+    guard = Middleware(
+        Guard,
+        token=token,
+        cors_origins=cors_origins,
+        allowed_hosts=allowed_hosts,
+        max_body=max_body,
+    )
+    middleware = [guard, Middleware(TraceContext)]
     handlers: dict[Any, Any] = {
         HttpError: _http_error,
+        Busy: _busy,
         HTTPException: _starlette_error,
         Exception: _server_error,
     }
@@ -225,6 +192,5 @@ def create_app(
     )
     app.state.executor = executor
     app.state.hub = hub
-    app.state.max_body = max_body
     app.state.max_batch = max_batch
     return app

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable
-from typing import Any, TypeVar
+import re
+from collections.abc import AsyncIterator, Awaitable, Iterable
+from typing import Any, TypeVar, cast
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
@@ -13,13 +14,26 @@ from starlette.responses import JSONResponse, StreamingResponse
 from actloop.exceptions import CheckpointError, ConfigurationError
 from actloop.server._hub import EventLog
 
-__all__ = ["HttpError", "event_stream", "guarded", "one_line", "read_json", "sse"]
+__all__ = [
+    "MAX_BODY",
+    "MAX_DEPTH",
+    "HttpError",
+    "event_stream",
+    "guarded",
+    "one_line",
+    "parse_int",
+    "read_json",
+    "sse",
+]
 
 T = TypeVar("T")
 log = logging.getLogger("actloop.server")
 
 MAX_BODY = 1 << 20
 """Default request size limit (1 MiB)."""
+
+MAX_DEPTH = 100
+"""How deep a request's JSON may nest arrays and objects."""
 
 
 class HttpError(Exception):
@@ -36,23 +50,42 @@ class HttpError(Exception):
 
 
 async def read_json(request: Request) -> dict[str, Any]:
-    """The request's body as a JSON object; 413 past the app's size limit, 400 if malformed."""
-    limit: int = request.app.state.max_body
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
-        raise HttpError(413, f"request body too large (limit {limit} bytes)")
+    """The request's body as a JSON object; 400 if malformed or nested more than `MAX_DEPTH`
+    levels (the guard in `_guard` has already bounded its size)."""
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
-        if len(body) > limit:
-            raise HttpError(413, f"request body too large (limit {limit} bytes)")
     try:
         data = json.loads(body or b"null")
+    except RecursionError:
+        raise HttpError(400, f"request body is nested more than {MAX_DEPTH} levels deep") from None
     except (ValueError, UnicodeDecodeError):
         raise HttpError(400, "request body is not valid JSON") from None
     if not isinstance(data, dict):
         raise HttpError(400, "request body must be a JSON object")
+    if _too_deep(data):  # pyright: ignore[reportUnknownArgumentType]
+        raise HttpError(400, f"request body is nested more than {MAX_DEPTH} levels deep")
     return data  # pyright: ignore[reportUnknownVariableType]
+
+
+def _too_deep(data: Any) -> bool:
+    """Whether `data` nests containers more than `MAX_DEPTH` deep (no recursion: any depth)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        items = cast("Iterable[Any]", value.values() if isinstance(value, dict) else value)
+        stack.extend((cast(Any, v), depth + 1) for v in items if isinstance(v, (dict, list)))
+    return False
+
+
+def parse_int(text: str, what: str, digits: int = 18) -> int:
+    """`text` as a whole number (ASCII digits, an optional `-`, at most `digits` of them); 400
+    naming `what` otherwise (`²`, `٣`, 5,000 digits, ...)."""
+    if not re.fullmatch(rf"-?[0-9]{{1,{digits}}}", text):
+        raise HttpError(400, f"{what} must be a whole number of at most {digits} digits")
+    return int(text)
 
 
 def sse(name: str, data: str, ident: int | None = None) -> str:

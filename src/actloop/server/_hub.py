@@ -3,7 +3,9 @@
 A stream response only follows a run's event log, so a client that disconnects stops following
 but never stops the run; another client (or the same one, with `Last-Event-ID`) can follow the
 log again from any event. A finished run's task is dropped, so nothing accumulates but the logs
-of the last `keep` threads.
+of at most `keep` threads: a new thread's log replaces the oldest one whose run is over, and when
+every kept thread has a run going on, a run on a new thread is refused (`Busy`, a 503) until one
+ends (a live log is never dropped: its followers would lose events).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 from actloop.server._wire import dumps
 
-__all__ = ["ERROR_EVENT", "EventLog", "RunHub"]
+__all__ = ["ERROR_EVENT", "Busy", "EventLog", "RunHub"]
 
 log = logging.getLogger("actloop.server")
 
@@ -25,6 +27,10 @@ ERROR_EVENT = '{"status_code":500,"message":"Internal Server Error"}'
 
 Event = tuple[int, str, str]
 """(id, event name, data as JSON text)."""
+
+
+class Busy(Exception):
+    """Every kept thread has a run going on: a run on a new thread must wait (503)."""
 
 
 class EventLog:
@@ -62,7 +68,7 @@ class EventLog:
 
 
 class RunHub:
-    """Starts runs as tasks writing to event logs; keeps the logs of the last `keep` threads."""
+    """Starts runs as tasks writing to event logs; keeps the logs of at most `keep` threads."""
 
     def __init__(self, keep: int = 200) -> None:
         self.keep = keep
@@ -95,14 +101,20 @@ class RunHub:
     def _log_for(self, thread_id: str | None) -> EventLog:
         if thread_id is None:
             return EventLog()
-        event_log = self.threads.pop(thread_id, None) or EventLog()
-        self.threads[thread_id] = event_log
-        while len(self.threads) > self.keep:
-            oldest = next(iter(self.threads))
-            if self.threads[oldest].live:
-                break
-            del self.threads[oldest]
+        event_log = self.threads.pop(thread_id, None)
+        if event_log is None:
+            if len(self.threads) >= self.keep:
+                self._evict()
+            event_log = EventLog()
+        self.threads[thread_id] = event_log  # now the newest
         return event_log
+
+    def _evict(self) -> None:
+        """Drop the oldest log whose run is over; `Busy` when every run goes on."""
+        done = next((k for k, v in self.threads.items() if not v.live), None)
+        if done is None:
+            raise Busy(f"{self.keep} threads have a run going on; try again when one ends")
+        del self.threads[done]
 
     async def stop(self) -> None:
         """Cancel the runs still going (server shutdown) and wait for them."""

@@ -35,7 +35,7 @@ from actloop.checkpoint._entries import DAMAGE
 from actloop.exceptions import CheckpointError
 from actloop.executor import PAUSED_KEY, Resume
 from actloop.serialization import loads
-from actloop.server._http import HttpError, event_stream, one_line, read_json
+from actloop.server._http import HttpError, event_stream, one_line, parse_int, read_json
 from actloop.server._langserve import check_thread_id, prepare
 from actloop.server._wire import encode
 
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from actloop.executor import AgentExecutor
     from actloop.runnables._config import RunnableConfig
 
-__all__ = ["STORE_WAIT", "thread_routes"]
+__all__ = ["STORE_WAIT", "error_type", "thread_routes"]
 
 _T = TypeVar("_T")
 log = logging.getLogger("actloop.server")
@@ -77,6 +77,15 @@ def _step(call: CallRecord) -> dict[str, Any]:
         "tool_input": encode(call.tool_input),
         "observation": observation,
     }
+
+
+def error_type(error: str | None) -> str | None:
+    """What a client sees of a failed run's error (`"Type: message"`): the type alone. The
+    message may hold a key or an internal address; it stays in the store and the server log."""
+    if error is None:
+        return None
+    name = error.partition(":")[0].strip()
+    return name if name.isidentifier() else "Error"
 
 
 def _summary(record: RunRecord, inputs: Any = None) -> dict[str, Any]:
@@ -126,7 +135,7 @@ async def get_thread(request: Request) -> Response:
     state["steps"] = [_step(call) for call in found.calls]
     state["pending_approvals"] = found.pending
     state["output"] = encode(found.output) if found.output is not None else None
-    state["error"] = found.record.error
+    state["error"] = error_type(found.record.error)
     state["live"] = bool(event_log and event_log.live)
     state["events"] = len(event_log.events) if event_log else 0
     return JSONResponse(state)
@@ -234,9 +243,8 @@ async def follow_thread(request: Request) -> Response:
     if event_log is None:
         raise HttpError(404, f"no run of thread {thread_id!r} was started by this server")
     last = request.headers.get("last-event-id") or request.query_params.get("after")
-    if last is not None and not last.lstrip("-").isdigit():
-        raise HttpError(400, "Last-Event-ID must be an event number")
-    return event_stream(event_log, start=int(last) + 1 if last is not None else 0, ids=True)
+    after = parse_int(last, "Last-Event-ID (or ?after=)") if last is not None else -1
+    return event_stream(event_log, start=after + 1, ids=True)
 
 
 def thread_routes() -> list[Route]:

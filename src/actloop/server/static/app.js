@@ -2,12 +2,27 @@
 // Everything the model or a tool produced is written with textContent, never as HTML.
 "use strict";
 
-const state = { token: "", durable: false, thread: null, lastEvent: -1, tokensLine: null };
+const state = {
+  token: "", durable: false, thread: null, lastEvent: -1, tokensLine: null,
+  lastAct: [], // the call lines of the latest step, which a resumed run announces again
+  resuming: false,
+};
 const $ = (id) => document.getElementById(id);
+
+// `?token=` as the server reads it: percent-decoded only, so a base64 token's "+" stays "+"
+// (URLSearchParams would turn it into a space).
+function queryToken() {
+  for (const pair of window.location.search.slice(1).split("&")) {
+    const cut = pair.indexOf("=");
+    if (cut < 0 || pair.slice(0, cut) !== "token") continue;
+    try { return decodeURIComponent(pair.slice(cut + 1)); } catch (e) { return pair.slice(cut + 1); }
+  }
+  return "";
+}
 
 function readToken() {
   const url = new URL(window.location.href);
-  const given = url.searchParams.get("token");
+  const given = queryToken();
   if (given) {
     sessionStorage.setItem("actloop-token", given);
     url.searchParams.delete("token");
@@ -77,6 +92,12 @@ function clearRun() {
   $("answer").textContent = "";
   state.tokensLine = null;
   state.lastEvent = -1;
+  state.lastAct = [];
+  state.resuming = false;
+}
+
+function callText(tool, input) {
+  return "calling " + tool + "(" + text(input) + ")";
 }
 
 function showChunk(chunk) {
@@ -86,8 +107,16 @@ function showChunk(chunk) {
     return;
   }
   state.tokensLine = null;
+  const resumed = state.resuming;
+  state.resuming = false;
   if (chunk.actions) {
-    for (const a of chunk.actions) addLine("call", "calling " + a.tool + "(" + text(a.tool_input) + ")");
+    if (resumed && chunk.actions.length === state.lastAct.length) {
+      // a resumed run first announces the step it goes on with: its lines are on the page
+      // already; set them again (an edit changed an input) instead of adding them twice
+      chunk.actions.forEach((a, i) => { state.lastAct[i].textContent = callText(a.tool, a.tool_input); });
+      return;
+    }
+    state.lastAct = chunk.actions.map((a) => addLine("call", callText(a.tool, a.tool_input)));
   } else if (chunk.steps) {
     for (const s of chunk.steps) addLine("observation", s.action.tool + " \u2192 " + text(s.observation));
   } else if (chunk.pending_approvals) {
@@ -147,6 +176,7 @@ async function decide(decision) {
   $("approvals").replaceChildren();
   try {
     await api("POST", "/threads/" + encodeURIComponent(state.thread) + "/resume", decision);
+    state.resuming = true;
     await followThread(state.thread, state.lastEvent);
   } catch (e) {
     addLine("error", e.message);
@@ -213,13 +243,18 @@ async function showThread(thread) {
   state.thread = thread;
   const t = await api("GET", "/threads/" + encodeURIComponent(thread));
   addLine("question", "question: " + text(t.input));
+  let act = null;
   for (const s of t.steps) {
-    addLine("call", "calling " + s.tool + "(" + text(s.tool_input) + ")");
+    const line = addLine("call", callText(s.tool, s.tool_input));
+    const step = String(s.id).split("-")[0]; // call ids are "STEP-CALL"
+    if (step !== act) state.lastAct = [];
+    act = step;
+    state.lastAct.push(line);
     if (s.observation !== null) addLine("observation", s.tool + " \u2192 " + text(s.observation));
   }
   if (t.pending_approvals.length) showApprovals(t.pending_approvals);
   if (t.output) $("answer").textContent = text(t.output.output !== undefined ? t.output.output : t.output);
-  if (t.error) addLine("error", "failed: " + t.error);
+  if (t.error) addLine("error", "failed: " + t.error + " (details in the server log)");
   state.lastEvent = t.events - 1;
   if (t.live) await followThread(thread, state.lastEvent);
 }
