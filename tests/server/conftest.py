@@ -41,13 +41,19 @@ def serve() -> Iterator[Serve]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def driver() -> Iterator[Any]:
+    """Playwright (sync API), one per module: it cannot run twice at once."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        chromium = launch(p)
-        yield chromium
-        chromium.close()
+        yield p
+
+
+@pytest.fixture(scope="module")
+def browser(driver: Any) -> Iterator[Any]:
+    chromium = launch(driver)
+    yield chromium
+    chromium.close()
 
 
 @pytest.fixture
