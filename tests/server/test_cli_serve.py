@@ -80,3 +80,22 @@ def test_serves_a_module_factory_with_durable_threads(tmp_path: Path) -> None:
     assert state["steps"] == [
         {"id": "0-0", "tool": "add", "tool_input": {"a": 5, "b": 6}, "observation": 11}
     ]
+
+
+def test_allowed_host_names_a_proxy_and_nothing_else_gets_in() -> None:
+    proc, url = start_serve("--executor", "server.agents:make_executor", "--allowed-host", "a.test")
+    try:
+        proxied = httpx.get(f"{url}/agent/input_schema", headers={"Host": "a.test:8443"})
+        rebound = httpx.get(
+            f"{url}/agent/input_schema", headers={"Host": "rebind.attacker.example"}
+        )
+    finally:
+        stop_serve(proc)
+    assert proxied.status_code == 200
+    assert (rebound.status_code, rebound.json()) == (
+        421,
+        {
+            "error": "Host 'rebind.attacker.example' is not served here "
+            "(see actloop serve --allowed-host)"
+        },
+    )

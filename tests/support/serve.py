@@ -29,10 +29,11 @@ def free_port() -> int:
 
 
 def serve_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment of a server process: tests/ importable, no OPENAI_ or ACTLOOP_ variables
-    but `extra`."""
+    """The environment of a server process: tests/ importable (then $PYTHONPATH), no OPENAI_ or
+    ACTLOOP_ variables but `extra`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ACTLOOP_"))}
-    env["PYTHONPATH"] = str(TESTS)
+    given = os.environ.get("PYTHONPATH")  # the sources under test, when the caller names them
+    env["PYTHONPATH"] = os.pathsep.join([str(TESTS), *([given] if given else [])])
     return {**env, **(extra or {})}
 
 
