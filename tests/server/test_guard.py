@@ -4,6 +4,7 @@ failed runs show their exception type only; the event logs keep at most `keep` t
 
 from __future__ import annotations
 
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,8 @@ import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
+from starlette.websockets import WebSocket
 
 from actloop import AgentExecutor
 from actloop.checkpoint import SqliteCheckpointer
@@ -307,3 +309,30 @@ def test_event_logs_keep_at_most_keep_threads(serve: Serve, tmp_path: Path) -> N
         )
         assert list(app.state.hub.threads) == ["live", "live2"]
         assert client.get("/threads/x").status_code == 404  # refused before it started
+
+
+def test_a_websocket_route_added_later_is_guarded_too(serve: Serve) -> None:
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    async def echo(socket: WebSocket) -> None:
+        await socket.accept()
+        await socket.send_text(await socket.receive_text())
+        await socket.close()
+
+    app = create_app(make_executor(), token="t0k")
+    app.router.routes.append(WebSocketRoute("/echo", echo))
+    port = int(serve(app).rsplit(":", 1)[1])
+    auth = {"Authorization": "Bearer t0k"}
+    for name, headers in [
+        ("127.0.0.1", {}),
+        (REBIND, auth),  # the Host a rebound page sends
+        ("127.0.0.1", {**auth, "Origin": "http://evil.example"}),
+    ]:
+        sock = socket.create_connection(("127.0.0.1", port))
+        with pytest.raises(InvalidStatus) as refused:
+            connect(f"ws://{name}:{port}/echo", sock=sock, additional_headers=headers).close()
+        assert refused.value.response.status_code == 403, (name, headers)
+    with connect(f"ws://127.0.0.1:{port}/echo", additional_headers=auth, open_timeout=30) as ws:
+        ws.send("hi")
+        assert ws.recv(timeout=30) == "hi"
