@@ -336,3 +336,40 @@ def test_a_websocket_route_added_later_is_guarded_too(serve: Serve) -> None:
     with connect(f"ws://127.0.0.1:{port}/echo", additional_headers=auth, open_timeout=30) as ws:
         ws.send("hi")
         assert ws.recv(timeout=30) == "hi"
+
+
+def test_stored_values_json_cannot_carry_are_still_served(serve: Serve, tmp_path: Path) -> None:
+    store = SqliteCheckpointer(tmp_path / "runs.sqlite")
+    executor = make_executor(store)  # a run saved by library code, then served
+    config: Any = {"configurable": {"thread_id": "t1"}}
+    executor.invoke({"input": "add 1 2 \ud800", "x": float("nan")}, config)
+    url = serve(create_app(make_executor(store)))
+    listed = httpx.get(f"{url}/threads")
+    assert listed.json()["threads"][0]["input"] == "add 1 2 \ud800"
+    assert b"\\ud800" in listed.content  # escaped: the body is valid UTF-8
+    state = httpx.get(f"{url}/threads/t1").json()
+    assert state["inputs"] == {"input": "add 1 2 \ud800", "x": None}  # NaN as JSON.stringify
+    assert state["output"]["output"] == "The sum is 3."
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (
+            b'{"input": "a\\ud800"}',
+            "request body holds a lone surrogate (an unpaired \\udXXX escape)",
+        ),
+        (b'{"input": "add 1 2", "x": NaN}', "request body holds NaN, which JSON does not allow"),
+        (b'{"input": -Infinity}', "request body holds -Infinity, which JSON does not allow"),
+    ],
+    ids=["lone-surrogate", "nan", "infinity"],
+)
+def test_json_no_client_should_send_is_a_400(serve: Serve, content: bytes, reason: str) -> None:
+    url = serve(create_app(make_executor()))
+    json_body = {"Content-Type": "application/json"}
+    response = httpx.post(f"{url}/agent/invoke", content=content, headers=json_body)
+    assert (response.status_code, response.json()) == (400, {"error": reason})
+    paired = httpx.post(  # an escaped pair (an emoji) is fine
+        f"{url}/agent/invoke", content=b'{"input": "add 1 2 \\ud83d\\ude00"}', headers=json_body
+    )
+    assert paired.json()["output"]["input"] == "add 1 2 \U0001f600"

@@ -21,13 +21,13 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from actloop.exceptions import ConfigurationError
 from actloop.server._guard import Guard
-from actloop.server._http import MAX_BODY, HttpError
+from actloop.server._http import MAX_BODY, HttpError, JsonResponse
 from actloop.server._hub import Busy, RunHub
 from actloop.server._langserve import agent_routes
 from actloop.server._openapi import openapi
@@ -103,7 +103,7 @@ class TraceContext:
 
 async def health(request: Request) -> Response:
     """`GET /health`: liveness, and how many runs are going on (never needs the token)."""
-    return JSONResponse({"status": "ok", "active_runs": request.app.state.hub.active})
+    return JsonResponse({"status": "ok", "active_runs": request.app.state.hub.active})
 
 
 async def page(request: Request) -> Response:
@@ -120,7 +120,7 @@ async def page(request: Request) -> Response:
 async def openapi_document(request: Request) -> Response:
     """`GET /openapi.json`: the routes this server answers."""
     durable = request.app.state.executor.checkpointer is not None
-    return JSONResponse(openapi(durable))
+    return JsonResponse(openapi(durable))
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -129,17 +129,17 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _busy(request: Request, exc: Exception) -> Response:
-    return JSONResponse({"error": str(exc)}, status_code=503, headers={"Retry-After": "1"})
+    return JsonResponse({"error": str(exc)}, status_code=503, headers={"Retry-After": "1"})
 
 
 async def _starlette_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     reason = {404: "no such route", 405: "method not allowed"}.get(exc.status_code, exc.detail)
-    return JSONResponse({"error": reason}, status_code=exc.status_code)
+    return JsonResponse({"error": reason}, status_code=exc.status_code)
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
-    return JSONResponse({"error": "internal server error"}, status_code=500)
+    return JsonResponse({"error": "internal server error"}, status_code=500)
 
 
 def create_app(

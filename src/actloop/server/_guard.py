@@ -30,10 +30,9 @@ from urllib.parse import unquote
 
 from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from actloop.server._http import MAX_BODY, HttpError, parse_int
+from actloop.server._http import MAX_BODY, HttpError, JsonResponse, parse_int
 
 __all__ = ["LOOPBACK_NAMES", "Guard"]
 
@@ -208,5 +207,5 @@ async def _refuse(refusal: HttpError, scope: Scope, receive: Receive, send: Send
         await send({"type": "websocket.close", "code": 1008, "reason": refusal.reason[:120]})
         return
     headers = {"WWW-Authenticate": "Bearer"} if refusal.status == 401 else None
-    response = JSONResponse({"error": refusal.reason}, status_code=refusal.status, headers=headers)
+    response = JsonResponse({"error": refusal.reason}, status_code=refusal.status, headers=headers)
     await response(scope, receive, send)

@@ -13,11 +13,13 @@ from starlette.responses import JSONResponse, StreamingResponse
 
 from actloop.exceptions import CheckpointError, ConfigurationError
 from actloop.server._hub import EventLog
+from actloop.server._wire import json_text
 
 __all__ = [
     "MAX_BODY",
     "MAX_DEPTH",
     "HttpError",
+    "JsonResponse",
     "event_stream",
     "guarded",
     "one_line",
@@ -35,6 +37,16 @@ MAX_BODY = 1 << 20
 MAX_DEPTH = 100
 """How deep a request's JSON may nest arrays and objects."""
 
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+class JsonResponse(JSONResponse):
+    """Starlette's JSON response, whose text always encodes (`_wire.json_text`)."""
+
+    def render(self, content: Any) -> bytes:
+        """`content` as UTF-8 JSON."""
+        return json_text(content).encode("utf-8")
+
 
 class HttpError(Exception):
     """A 4xx answer with a one-line reason; the app turns it into `{"error": reason}`."""
@@ -46,7 +58,7 @@ class HttpError(Exception):
 
     def response(self) -> JSONResponse:
         """This error as the JSON response the client gets."""
-        return JSONResponse({"error": self.reason}, status_code=self.status)
+        return JsonResponse({"error": self.reason}, status_code=self.status)
 
 
 async def read_json(request: Request) -> dict[str, Any]:
@@ -56,7 +68,7 @@ async def read_json(request: Request) -> dict[str, Any]:
     async for chunk in request.stream():
         body += chunk
     try:
-        data = json.loads(body or b"null")
+        data = json.loads(body or b"null", parse_constant=_no_constant)
     except RecursionError:
         raise HttpError(400, f"request body is nested more than {MAX_DEPTH} levels deep") from None
     except (ValueError, UnicodeDecodeError):
@@ -65,7 +77,22 @@ async def read_json(request: Request) -> dict[str, Any]:
         raise HttpError(400, "request body must be a JSON object")
     if _too_deep(data):  # pyright: ignore[reportUnknownArgumentType]
         raise HttpError(400, f"request body is nested more than {MAX_DEPTH} levels deep")
+    if _SURROGATE_ESCAPE.search(body) and _lone_surrogate(data):
+        raise HttpError(400, "request body holds a lone surrogate (an unpaired \\udXXX escape)")
     return data  # pyright: ignore[reportUnknownVariableType]
+
+
+def _no_constant(name: str) -> Any:
+    raise HttpError(400, f"request body holds {name}, which JSON does not allow")
+
+
+def _lone_surrogate(data: Any) -> bool:
+    """Whether a string of `data` holds a lone surrogate (text no UTF-8 can carry onwards)."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _too_deep(data: Any) -> bool:

@@ -14,10 +14,18 @@ from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
-from actloop.server._http import HttpError, event_stream, guarded, one_line, read_json, sse
+from actloop.server._http import (
+    HttpError,
+    JsonResponse,
+    event_stream,
+    guarded,
+    one_line,
+    read_json,
+    sse,
+)
 from actloop.server._wire import encode
 
 if TYPE_CHECKING:
@@ -96,7 +104,7 @@ async def invoke(request: Request) -> Response:
     config = client_config(executor, body.get("config"))
     run_id = str(uuid.uuid4())
     output = await guarded(executor.ainvoke(inputs, config))
-    return JSONResponse({"output": encode(output), "metadata": _metadata(run_id)})
+    return JsonResponse({"output": encode(output), "metadata": _metadata(run_id)})
 
 
 async def batch(request: Request) -> Response:
@@ -120,7 +128,7 @@ async def batch(request: Request) -> Response:
     outputs = await asyncio.gather(*(guarded(executor.ainvoke(i, c)) for i, c in runs))
     run_ids = [str(uuid.uuid4()) for _ in runs]
     metadata = {"run_ids": run_ids, "responses": [_metadata(r) for r in run_ids]}
-    return JSONResponse({"output": encode(outputs), "metadata": metadata})
+    return JsonResponse({"output": encode(outputs), "metadata": metadata})
 
 
 async def stream(request: Request) -> Response:
@@ -177,14 +185,14 @@ def _excluded(event: dict[str, Any], excludes: dict[str, list[str] | None]) -> b
 async def input_schema(request: Request) -> Response:
     """`GET /agent/input_schema`: JSON schema of the executor's inputs."""
     keys = _executor(request).input_keys
-    return JSONResponse(_object_schema("AgentExecutorInput", keys, keys))
+    return JsonResponse(_object_schema("AgentExecutorInput", keys, keys))
 
 
 async def output_schema(request: Request) -> Response:
     """`GET /agent/output_schema`: JSON schema of what invoke returns."""
     executor = _executor(request)
     keys = [*executor.input_keys, *executor.output_keys]
-    return JSONResponse(_object_schema("AgentExecutorOutput", keys, executor.output_keys))
+    return JsonResponse(_object_schema("AgentExecutorOutput", keys, executor.output_keys))
 
 
 async def config_schema(request: Request) -> Response:
@@ -201,7 +209,7 @@ async def config_schema(request: Request) -> Response:
             "type": "object",
             "properties": thread,
         }
-    return JSONResponse(
+    return JsonResponse(
         {"title": "AgentExecutorConfig", "type": "object", "properties": properties}
     )
 

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from actloop.checkpoint import (
@@ -35,7 +35,14 @@ from actloop.checkpoint._entries import DAMAGE
 from actloop.exceptions import CheckpointError
 from actloop.executor import PAUSED_KEY, Resume
 from actloop.serialization import loads
-from actloop.server._http import HttpError, event_stream, one_line, parse_int, read_json
+from actloop.server._http import (
+    HttpError,
+    JsonResponse,
+    event_stream,
+    one_line,
+    parse_int,
+    read_json,
+)
 from actloop.server._langserve import check_thread_id, prepare
 from actloop.server._wire import encode
 
@@ -110,7 +117,7 @@ async def list_threads(request: Request) -> Response:
     store = _store(request.app.state.executor)
     records = await _read(store.alist_runs(timeout=STORE_WAIT))
     records.sort(key=lambda r: r.updated, reverse=True)
-    return JSONResponse({"threads": [_summary(r) for r in records]})
+    return JsonResponse({"threads": [_summary(r) for r in records]})
 
 
 async def _history(store: BaseCheckpointer, thread_id: str) -> ThreadHistory:
@@ -138,7 +145,7 @@ async def get_thread(request: Request) -> Response:
     state["error"] = error_type(found.record.error)
     state["live"] = bool(event_log and event_log.live)
     state["events"] = len(event_log.events) if event_log else 0
-    return JSONResponse(state)
+    return JsonResponse(state)
 
 
 def _tokens_and_chunks(
@@ -176,7 +183,7 @@ def _start(request: Request, thread_id: str, inputs: Any, config: RunnableConfig
     executor = request.app.state.executor
     event_log = hub.start(_tokens_and_chunks(executor, inputs, config), thread_id)
     body = {"thread_id": thread_id, "first_event": len(event_log.events)}
-    return JSONResponse(body, status_code=202)
+    return JsonResponse(body, status_code=202)
 
 
 async def start_run(request: Request) -> Response:

@@ -8,21 +8,24 @@ field of the record plus its `type` (an AgentStep carries none, as in LangChain)
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any, cast
 
 from actloop.agents import AgentStep
 from actloop.messages._record import Record
 
-__all__ = ["dumps", "encode"]
+__all__ = ["dumps", "encode", "json_text"]
 
 _MAX_DEPTH = 64
 
 
 def encode(value: Any, depth: int = 0) -> Any:
     """`value` as plain JSON data in LangServe's shape; unknown objects become their `str`."""
-    if value is None or isinstance(value, (str, bool, int, float)):
+    if value is None or isinstance(value, (str, bool, int)):
         return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None  # as JSON.stringify writes NaN
     if depth > _MAX_DEPTH:
         return str(value)
     if isinstance(value, Mapping):
@@ -47,5 +50,16 @@ def _record(record: Record, depth: int) -> dict[str, Any]:
 
 
 def dumps(value: Any) -> str:
-    """`encode(value)` as compact JSON text."""
-    return json.dumps(encode(value), ensure_ascii=False, separators=(",", ":"))
+    """`encode(value)` as compact JSON text (see `json_text`)."""
+    return json_text(encode(value))
+
+
+def json_text(data: Any) -> str:
+    """Plain JSON data as compact text that always encodes to UTF-8: a lone surrogate (a model
+    or a stored value may hold one) is written as its `\\udXXX` escape, never a 500."""
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
