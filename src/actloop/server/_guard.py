@@ -28,7 +28,6 @@ import re
 from collections.abc import Sequence
 from urllib.parse import unquote
 
-from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -40,6 +39,7 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 """Host names always served (a browser reaches them only from this machine)."""
 
 _SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
+_READ = frozenset({b"host", b"origin", b"content-type", b"content-length"})
 _HOST = re.compile(r"(?:\[([0-9a-f:.]{2,45})\]|([a-z0-9_.-]{1,253}))(?::([0-9]{1,5}))?")
 _ORIGIN = re.compile(r"(https?|wss?)://(.+)")
 _DEFAULT_PORT = {"http": 80, "ws": 80, "https": 443, "wss": 443}
@@ -102,13 +102,13 @@ class Guard:
             return
         send = _hardened(send)
         try:
-            self._check_place(scope, Headers(scope=scope))
+            self._check_place(scope, _fields(scope))
         except HttpError as refusal:
             await _refuse(refusal, scope, receive, send)
             return
         await self.inner(scope, receive, send)
 
-    def _check_place(self, scope: Scope, headers: Headers) -> None:
+    def _check_place(self, scope: Scope, headers: dict[str, str]) -> None:
         """Steps 1 and 2: the request is for this server, from its own page or a CORS origin."""
         host = headers.get("host")
         if host is not None and not self.any_host and not self._serves(host, scope):
@@ -122,13 +122,17 @@ class Guard:
 
     def _serves(self, host: str, scope: Scope) -> bool:
         found = split_host(host)
+        if found is None:
+            return False
+        if found[0] in self.hosts:
+            return True
         local = scope.get("server") or ("", None)
-        return found is not None and found[0] in (*self.hosts, _name(str(local[0])))
+        return found[0] == _name(str(local[0]))
 
     async def _checked(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Steps 4 to 6 (after CORS)."""
         try:
-            self._check_request(scope, Headers(scope=scope))
+            self._check_request(scope, _fields(scope))
         except HttpError as refusal:
             await _refuse(refusal, scope, receive, send)
             return
@@ -136,7 +140,7 @@ class Guard:
             receive = self._bounded(receive)
         await self.app(scope, receive, send)
 
-    def _check_request(self, scope: Scope, headers: Headers) -> None:
+    def _check_request(self, scope: Scope, headers: dict[str, str]) -> None:
         if self.token is not None and scope["path"] != "/health" and not self._token_ok(scope):
             raise HttpError(401, "missing or wrong bearer token")
         if scope["type"] != "http" or scope["method"] in _SAFE:
@@ -178,6 +182,12 @@ class Guard:
             return message
 
         return bounded
+
+
+def _fields(scope: Scope) -> dict[str, str]:
+    """The request headers the guard reads (one pass over the raw headers)."""
+    raw: list[tuple[bytes, bytes]] = scope["headers"]
+    return {k.decode(): v.decode("latin-1") for k, v in raw if k in _READ}
 
 
 def _same_origin(origin: str, host: str) -> bool:
