@@ -168,7 +168,7 @@ def test_a_route_added_later_is_guarded_without_code_of_its_own(serve: Serve) ->
         return JSONResponse({"ok": True})
 
     app = create_app(make_executor(), token="t0k")
-    app.router.routes.append(Route("/extra", extra, methods=["POST"]))
+    app.router.routes.append(Route("/extra", extra, methods=["POST", "DELETE"]))
     url = serve(app)
     auth = {"Authorization": "Bearer t0k"}
     assert httpx.post(f"{url}/extra", json={}).status_code == 401
@@ -176,8 +176,12 @@ def test_a_route_added_later_is_guarded_without_code_of_its_own(serve: Serve) ->
     assert httpx.post(f"{url}/extra", json={}, headers={**auth, "Host": REBIND}).status_code == 421
     evil = {**auth, "Origin": "http://evil.example"}
     assert httpx.post(f"{url}/extra", json={}, headers=evil).status_code == 403
+    plain = {**auth, "Content-Type": "text/plain"}
+    assert httpx.request("DELETE", f"{url}/extra", content=b"x", headers=plain).status_code == 415
     assert calls == []
     assert httpx.post(f"{url}/extra", json={}, headers=auth).json() == {"ok": True}
+    assert httpx.delete(f"{url}/extra", headers=auth).json() == {"ok": True}  # no body: no type
+    assert calls == ["POST", "DELETE"]
 
 
 @pytest.mark.parametrize(

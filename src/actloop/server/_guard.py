@@ -11,9 +11,11 @@ For every HTTP or WebSocket request, in this order:
 3. CORS for `cors_origins` only (their preflights are answered here, before the token).
 4. The bearer token, when set, on every route but `/health` (`GET /` also takes `?token=`,
    percent-decoded, `+` kept: a base64 token works as pasted).
-5. A request that may change state (any method but GET, HEAD, OPTIONS) sends
+5. A POST, and any other request with a body but GET, HEAD, OPTIONS, sends
    `Content-Type: application/json`, which no cross-site "simple" request (a form, a no-cors
-   `fetch`) can send: 415 otherwise, with or without an `Origin` header.
+   `fetch`) can send: 415 otherwise, with or without an `Origin` header. (A body-less PUT,
+   PATCH or DELETE passes: a browser never sends those cross-site without a preflight, which
+   fails for any origin but the `cors_origins`.)
 6. The body stops at `max_body` bytes, declared or streamed (413).
 
 Every refusal is JSON `{"error": reason}`; every response says `X-Content-Type-Options: nosniff`
@@ -39,7 +41,7 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 """Host names always served (a browser reaches them only from this machine)."""
 
 _SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
-_READ = frozenset({b"host", b"origin", b"content-type", b"content-length"})
+_READ = frozenset({b"host", b"origin", b"content-type", b"content-length", b"transfer-encoding"})
 _HOST = re.compile(r"(?:\[([0-9a-f:.]{2,45})\]|([a-z0-9_.-]{1,253}))(?::([0-9]{1,5}))?")
 _ORIGIN = re.compile(r"(https?|wss?)://(.+)")
 _DEFAULT_PORT = {"http": 80, "ws": 80, "https": 443, "wss": 443}
@@ -143,10 +145,12 @@ class Guard:
     def _check_request(self, scope: Scope, headers: dict[str, str]) -> None:
         if self.token is not None and scope["path"] != "/health" and not self._token_ok(scope):
             raise HttpError(401, "missing or wrong bearer token")
-        if scope["type"] != "http" or scope["method"] in _SAFE:
+        method = scope.get("method", "GET")
+        if scope["type"] != "http" or method in _SAFE:
             return
         media = headers.get("content-type", "").partition(";")[0].strip().lower()
-        if media != "application/json":
+        bodied = method == "POST" or "transfer-encoding" in headers
+        if (bodied or headers.get("content-length", "0") != "0") and media != "application/json":
             raise HttpError(415, "the request body must be sent as Content-Type: application/json")
         declared = headers.get("content-length")
         if declared is not None and parse_int(declared, "Content-Length") > self.max_body:
