@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import socket
 import subprocess
 import sys
@@ -77,3 +78,22 @@ class HttpServer:
     def close(self) -> None:
         self.kill()
         self.log.close()
+
+
+ERA2025 = str(SERVERS / "era2025.py")
+_MCP1 = Path(sys.prefix) / "mcp1-server"
+"""A venv beside the dev venv's packages with the last 1.x SDK, for the 2025-era server only."""
+
+
+def mcp1_python() -> str:
+    """The Python of a venv with `mcp` 1.x (made on first use, as `postgres.py` installs its
+    binaries): the 2025-era server runs on the SDK generation that built most servers in use."""
+    python = _MCP1 / "bin" / "python"
+    with open(str(_MCP1) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = _MCP1 / ".installed"
+        if not done.exists():
+            subprocess.run([sys.executable, "-m", "venv", "--clear", str(_MCP1)], check=True)
+            subprocess.run([str(python), "-m", "pip", "install", "-q", "mcp>=1.30,<2"], check=True)
+            done.touch()
+    return str(python)

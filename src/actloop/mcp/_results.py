@@ -33,15 +33,15 @@ def describe(block: Any) -> str:
     if isinstance(block, types.TextContent):
         return block.text
     if isinstance(block, types.ImageContent):
-        return f"[image: {block.mimeType}, {_size(block.data)} bytes]"
+        return f"[image: {block.mime_type}, {_size(block.data)} bytes]"
     if isinstance(block, types.AudioContent):
-        return f"[audio: {block.mimeType}, {_size(block.data)} bytes]"
+        return f"[audio: {block.mime_type}, {_size(block.data)} bytes]"
     if isinstance(block, types.ResourceLink):
-        mime = f", {block.mimeType}" if block.mimeType else ""
+        mime = f", {block.mime_type}" if block.mime_type else ""
         return f"[resource link: {block.uri} ({block.name}{mime})]"
     if isinstance(block, types.EmbeddedResource):
         resource = block.resource
-        mime = f", {resource.mimeType}" if resource.mimeType else ""
+        mime = f", {resource.mime_type}" if resource.mime_type else ""
         if isinstance(resource, types.TextResourceContents):
             return f"[resource: {resource.uri}{mime}]\n{resource.text}"
         return f"[resource: {resource.uri}{mime}, {_size(resource.blob)} bytes]"
