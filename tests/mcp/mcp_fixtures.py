@@ -18,6 +18,7 @@ import psutil
 SERVERS = Path(__file__).parent / "servers"
 DEMO = str(SERVERS / "demo.py")
 CHATTY = str(SERVERS / "chatty.py")
+HOSTILE = str(SERVERS / "hostile.py")
 
 
 def server_processes() -> list[psutil.Process]:
@@ -43,16 +44,19 @@ def _free_port() -> int:
 
 
 class HttpServer:
-    """`demo.py --http PORT` as a child process; `restart` brings it back on the same port."""
+    """`SCRIPT --http PORT` (the demo server unless told) as a child process; `restart` brings
+    it back on the same port."""
 
-    def __init__(self) -> None:
+    def __init__(self, script: str = DEMO, python: str = sys.executable) -> None:
+        self.script = script
+        self.python = python
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.log = tempfile.TemporaryFile()
         self.process = self._start()
 
     def _start(self) -> subprocess.Popen[bytes]:
-        command = [sys.executable, DEMO, "--http", str(self.port)]
+        command = [self.python, self.script, "--http", str(self.port)]
         process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while True:
@@ -64,7 +68,7 @@ class HttpServer:
                     process.kill()
                     self.log.seek(0)
                     log = self.log.read()[-2000:]
-                    raise RuntimeError(f"demo server did not start: {log!r}") from exc
+                    raise RuntimeError(f"{self.script} did not start: {log!r}") from exc
                 time.sleep(0.1)
 
     def kill(self) -> None:

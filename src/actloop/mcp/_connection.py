@@ -16,7 +16,7 @@ import asyncio
 import os
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import IO, Any, TextIO, cast
@@ -145,7 +145,7 @@ class Connection:
             await self._end.wait()
 
     @asynccontextmanager
-    async def _watched(self) -> AsyncIterator[tuple[Stream, Any]]:
+    async def _watched(self) -> AsyncGenerator[tuple[Stream, Any]]:
         """The transport's streams, with the end of the server's stream noticed (`_end`)."""
         async with AsyncExitStack() as stack:
             read, write = await self._transport(stack)
@@ -163,9 +163,10 @@ class Connection:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
-            client = await stack.enter_async_context(
-                httpx2.AsyncClient(headers=spec.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+            client = httpx2.AsyncClient(
+                headers=spec.headers, timeout=httpx2.Timeout(30.0, read=300.0)
             )
+            stack.push_async_callback(client.aclose)
             read, write = await stack.enter_async_context(
                 streamable_http_client(
                     spec.url, http_client=client, max_sse_event_size=self.max_bytes

@@ -19,7 +19,7 @@ import re
 import signal
 import sys
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager, suppress
 from typing import IO, Any
 
@@ -81,7 +81,7 @@ async def stdio_transport(
     errlog: IO[str],
     garbage: Garbage,
     max_bytes: int,
-) -> AsyncIterator[tuple[MemoryObjectReceiveStream[Any], MemoryObjectSendStream[Any]]]:
+) -> AsyncGenerator[tuple[MemoryObjectReceiveStream[Any], MemoryObjectSendStream[Any]]]:
     """Start the server; yield (messages from it, messages to it); end it and its group."""
     process = await anyio.open_process(
         [command, *args],

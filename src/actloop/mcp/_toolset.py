@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import threading
 import time
 import weakref
@@ -149,6 +150,14 @@ class MCPToolset:
         """The server's name: as given, else as the server names itself, else its command/URL."""
         return self._given_name or self._server_name or self._spec.label
 
+    @property
+    def protocol_version(self) -> str | None:
+        """The MCP revision agreed with the server (e.g. "2026-07-28", or "2025-11-25" after the
+        handshake of an older server); None while not connected."""
+        conn = self._conn
+        client = conn.client if conn is not None else None
+        return client.protocol_version if client is not None else None
+
     def __repr__(self) -> str:
         return f"MCPToolset({self.name!r})"
 
@@ -250,9 +259,19 @@ class MCPToolset:
         future = self._loop_thread().submit(coro)
         try:
             return future.result()
+        except concurrent.futures.CancelledError:
+            raise self._cut() from None
         except BaseException:
             future.cancel()  # Ctrl-C or an abandoned caller: cancel the request on the loop
             raise
+
+    def _cut(self) -> BaseException:
+        """What a caller whose call the stopped loop cancelled gets: an MCPConnectionError
+        if the toolset was being closed (a call cut by close, even one the loop outlived)."""
+        if self._closing:
+            message = f"MCP server {self.name!r} was closed while a call was running"
+            return MCPConnectionError(message, server=self.name)
+        return concurrent.futures.CancelledError()
 
     async def _await(self, coro: Coroutine[Any, Any, T]) -> T:
         return await asyncio.wrap_future(self._loop_thread().submit(coro))
@@ -404,7 +423,7 @@ class MCPToolset:
             if exc.code == TOO_LARGE:
                 message = (
                     f"MCP server {server!r} answered tool {tool!r} with more than "
-                    f"{_megabytes(self.max_result_bytes)} (the toolset's max_result_bytes); "
+                    f"{self.max_result_bytes} bytes (the toolset's max_result_bytes); "
                     "the answer was dropped"
                 )
                 raise MCPError(message, server=server, tool=tool) from None
@@ -461,10 +480,6 @@ def _trace() -> dict[str, str]:
     from actloop.tracing._propagation import inject_context
 
     return inject_context()
-
-
-def _megabytes(size: int) -> str:
-    return f"{size / 1048576:g} MiB"
 
 
 class _Resend(Exception):

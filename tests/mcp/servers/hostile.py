@@ -1,9 +1,12 @@
 """A low-level mcp 2.x `Server` that attacks its client, for actloop's bounds tests.
 
-python hostile.py endless   tools/list answers every page with a next cursor, for ever
+python hostile.py endless [SECONDS]
+                            tools/list answers every page with a next cursor, for ever (each
+                            page after SECONDS, default 0)
 python hostile.py           tools: `spawn` (starts two children, one ignoring SIGTERM, and
-                            answers their pids), `flood` (prints N lines that are not JSON-RPC
-                            on stdout, then answers)
+                            answers their pids), `leave` (the same, then the server exits),
+                            `flood` (prints N lines that are not JSON-RPC on stdout, then
+                            answers), `stall` (the same, then never answers)
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from typing import Any
 
 import anyio
@@ -23,33 +27,46 @@ SCHEMA: dict[str, Any] = {"type": "object", "properties": {"lines": {"type": "in
 CHILD = "import signal, time\n{}\ntime.sleep(3600)"
 
 
+def _spawn() -> list[int]:
+    """Two children in the server's process group, the second ignoring SIGTERM; their pids
+    are written to stderr too (the test reads them there when the server exits)."""
+    ignore = "signal.signal(signal.SIGTERM, signal.SIG_IGN)"
+    children = [
+        subprocess.Popen([sys.executable, "-c", CHILD.format(code)], stdout=subprocess.DEVNULL)
+        for code in ("", ignore)
+    ]
+    time.sleep(1.0)  # the SIGTERM handler is in place before the answer
+    pids = [child.pid for child in children]
+    print("children:", *pids, file=sys.stderr, flush=True)
+    return pids
+
+
 async def list_tools(
     ctx: Any, params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
     page = int(params.cursor) if params is not None and params.cursor else 0
     if not ENDLESS:
-        tools = [types.Tool(name=n, input_schema=SCHEMA) for n in ("spawn", "flood")]
+        names = ("spawn", "leave", "flood", "stall")
+        tools = [types.Tool(name=n, input_schema=SCHEMA) for n in names]
         return types.ListToolsResult(tools=tools)
+    await anyio.sleep(float(sys.argv[2]) if len(sys.argv) > 2 else 0.0)
     tools = [types.Tool(name=f"t{page}_{i}", input_schema=SCHEMA) for i in range(50)]
     return types.ListToolsResult(tools=tools, next_cursor=str(page + 1))
 
 
 async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
     if params.name == "spawn":
-        ignore = "signal.signal(signal.SIGTERM, signal.SIG_IGN)"
-        children = [
-            subprocess.Popen(  # noqa: ASYNC220  # quick to start; a test server
-                [sys.executable, "-c", CHILD.format(code)], stdout=subprocess.DEVNULL
-            )
-            for code in ("", ignore)
-        ]
-        await anyio.sleep(0.5)  # the SIGTERM handler is in place before the answer
-        text = " ".join(str(child.pid) for child in children)
+        text = " ".join(str(pid) for pid in _spawn())
+    elif params.name == "leave":
+        _spawn()
+        os._exit(0)  # the server exits by itself; its children stay in its process group
     else:
         lines = int((params.arguments or {}).get("lines", 0))
         data = "".join(f"log line {i}: not JSON-RPC\n" for i in range(lines)).encode()
         while data:
             data = data[os.write(WIRE, data) :]
+        if params.name == "stall":
+            await anyio.sleep(3600)
         text = f"flooded {lines}"
     return types.CallToolResult(content=[types.TextContent(text=text)])
 
