@@ -9,7 +9,7 @@ import time
 
 import psutil
 import pytest
-from mcp_fixtures import DEMO, HOSTILE
+from mcp_fixtures import DEMO, HOSTILE, HttpServer
 
 from actloop.mcp import MCPConnectionError, MCPError, MCPTimeoutError, MCPToolset
 
@@ -97,3 +97,15 @@ def test_a_result_of_80_mb_is_read_and_one_over_the_limit_is_a_clear_observation
         assert toolset.call("add", {"a": 1, "b": 2}) == {"result": 3}  # the session goes on
         with pytest.raises(MCPError):
             toolset.call("big", {"megabytes": 1})  # 1 MB of text plus the JSON around it
+
+
+def test_over_http_a_result_over_the_limit_is_a_clear_observation(
+    http_server: HttpServer,
+) -> None:
+    with MCPToolset.http(http_server.url, max_result_bytes=1_000_000) as toolset:
+        big = next(t for t in toolset.get_tools() if t.name == "big")
+        assert big.invoke({"megabytes": 2}) == (
+            "Error: MCP server 'demo' answered tool 'big' with more than 1000000 bytes (the "
+            "toolset's max_result_bytes); the answer was dropped"
+        )
+        assert toolset.call("big", {"megabytes": 1}) == "x" * 1_000_000

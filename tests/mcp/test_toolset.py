@@ -1,4 +1,4 @@
-"""MCPToolset against real FastMCP servers: listing, schemas, validation, results, prefixes,
+"""MCPToolset against real MCP servers: listing, schemas, validation, results, prefixes,
 sync and async, stdio and streamable HTTP, and `tools/list_changed`."""
 
 from __future__ import annotations

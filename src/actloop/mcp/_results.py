@@ -12,12 +12,28 @@ from typing import Any
 
 from mcp import types
 
-__all__ = ["describe", "result_text"]
+__all__ = ["describe", "result_size", "result_text"]
 
 
 def result_text(result: types.CallToolResult) -> str:
     """Every content block of `result`, as text, one after the other."""
     return "\n".join(describe(block) for block in result.content)
+
+
+def result_size(result: types.CallToolResult) -> int:
+    """About how many characters the result's content blocks hold (text and base64 data)."""
+    total = 0
+    for block in result.content:
+        for name in ("text", "data"):
+            value = getattr(block, name, None)
+            if isinstance(value, str):
+                total += len(value)
+        resource = getattr(block, "resource", None)
+        for name in ("text", "blob"):
+            value = getattr(resource, name, None)
+            if isinstance(value, str):
+                total += len(value)
+    return total
 
 
 def _size(data: str) -> int:

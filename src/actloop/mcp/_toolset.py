@@ -392,6 +392,7 @@ class MCPToolset:
         from mcp import MCPError as SDKError
 
         from actloop.mcp._connection import Lost, NoAnswer
+        from actloop.mcp._results import result_size
         from actloop.mcp._stdio import TOO_LARGE
 
         conn = await self._connection()
@@ -421,18 +422,23 @@ class MCPToolset:
                 await conn.stop()
                 raise _Resend from None
             if exc.code == TOO_LARGE:
-                message = (
-                    f"MCP server {server!r} answered tool {tool!r} with more than "
-                    f"{self.max_result_bytes} bytes (the toolset's max_result_bytes); "
-                    "the answer was dropped"
-                )
-                raise MCPError(message, server=server, tool=tool) from None
+                raise self._too_large(tool) from None
             message = f"MCP server {server!r} refused tool {tool!r}: {exc.message}"
             raise MCPError(message, server=server, tool=tool) from None
         except Exception as exc:
             message = f"MCP server {server!r} failed on tool {tool!r}: {reason(exc)}"
             raise MCPError(message, server=server, tool=tool) from None
+        if self._spec.url is not None and result_size(result) > self.max_result_bytes:
+            raise self._too_large(tool)  # over HTTP, checked once read (see the README)
         return self._value(tool, result)
+
+    def _too_large(self, tool: str) -> MCPError:
+        message = (
+            f"MCP server {self.name!r} answered tool {tool!r} with more than "
+            f"{self.max_result_bytes} bytes (the toolset's max_result_bytes); "
+            "the answer was dropped"
+        )
+        return MCPError(message, server=self.name, tool=tool)
 
     def _lost(self, conn: Connection, tool: str, seen: int) -> MCPConnectionError:
         """The error for a connection that ended during a call (after the process is gone)."""
