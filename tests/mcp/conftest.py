@@ -1,5 +1,6 @@
-"""Real FastMCP servers from `tests/mcp/servers/`, over stdio (started by the toolset) and on
-loopback streamable HTTP (started here on a free port), and a check that none is left behind."""
+"""Real MCP servers (mcp 2.x `MCPServer`) from `tests/mcp/servers/`, over stdio (started by the
+toolset) and on loopback streamable HTTP (started here on a free port), and a check that none is
+left behind."""
 
 from __future__ import annotations
 

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import socket
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import psutil
 SERVERS = Path(__file__).parent / "servers"
 DEMO = str(SERVERS / "demo.py")
 CHATTY = str(SERVERS / "chatty.py")
+HOSTILE = str(SERVERS / "hostile.py")
 
 
 def server_processes() -> list[psutil.Process]:
@@ -42,16 +44,19 @@ def _free_port() -> int:
 
 
 class HttpServer:
-    """`demo.py --http PORT` as a child process; `restart` brings it back on the same port."""
+    """`SCRIPT --http PORT` (the demo server unless told) as a child process; `restart` brings
+    it back on the same port."""
 
-    def __init__(self) -> None:
+    def __init__(self, script: str = DEMO, python: str = sys.executable) -> None:
+        self.script = script
+        self.python = python
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.log = tempfile.TemporaryFile()
         self.process = self._start()
 
     def _start(self) -> subprocess.Popen[bytes]:
-        command = [sys.executable, DEMO, "--http", str(self.port)]
+        command = [self.python, self.script, "--http", str(self.port)]
         process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while True:
@@ -63,7 +68,7 @@ class HttpServer:
                     process.kill()
                     self.log.seek(0)
                     log = self.log.read()[-2000:]
-                    raise RuntimeError(f"demo server did not start: {log!r}") from exc
+                    raise RuntimeError(f"{self.script} did not start: {log!r}") from exc
                 time.sleep(0.1)
 
     def kill(self) -> None:
@@ -77,3 +82,22 @@ class HttpServer:
     def close(self) -> None:
         self.kill()
         self.log.close()
+
+
+ERA2025 = str(SERVERS / "era2025.py")
+_MCP1 = Path(sys.prefix) / "mcp1-server"
+"""A venv beside the dev venv's packages with the last 1.x SDK, for the 2025-era server only."""
+
+
+def mcp1_python() -> str:
+    """The Python of a venv with `mcp` 1.x (made on first use, as `postgres.py` installs its
+    binaries): the 2025-era server runs on the SDK generation that built most servers in use."""
+    python = _MCP1 / "bin" / "python"
+    with open(str(_MCP1) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = _MCP1 / ".installed"
+        if not done.exists():
+            subprocess.run([sys.executable, "-m", "venv", "--clear", str(_MCP1)], check=True)
+            subprocess.run([str(python), "-m", "pip", "install", "-q", "mcp>=1.30,<2"], check=True)
+            done.touch()
+    return str(python)

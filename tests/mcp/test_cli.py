@@ -154,7 +154,7 @@ def test_ctrl_c_during_a_hung_mcp_call(model: LoopbackServer) -> None:
     lines = [process.stdout.readline() for _ in range(4)]
     assert lines == [
         "MCP server 'demo': add, shout, profile, picture, boom, hang, crash, noisy, garble, "
-        "whoami, unlock\n",
+        "whoami, big, traced, unlock\n",
         '→ add({"a": 1, "b": 2}) @ MCP server \'demo\'\n',
         "← {'result': 3}\n",
         "→ hang({}) @ MCP server 'demo'\n",

@@ -1,4 +1,4 @@
-"""MCPToolset against real FastMCP servers: listing, schemas, validation, results, prefixes,
+"""MCPToolset against real MCP servers: listing, schemas, validation, results, prefixes,
 sync and async, stdio and streamable HTTP, and `tools/list_changed`."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from actloop.exceptions import ConfigurationError
 from actloop.mcp import MCPTool, MCPToolset
 
 ALL = ["add", "shout", "profile", "picture", "boom", "hang", "crash", "noisy", "garble"]
-ALL += ["whoami", "unlock"]
+ALL += ["whoami", "big", "traced", "unlock"]
 
 
 def by_name(tools: list[object]) -> dict[str, MCPTool]:
@@ -129,7 +129,7 @@ def test_tools_list_changed_refreshes_the_list(
         assert unlock.invoke({}) == (
             "Error: MCP server 'demo' does not offer tool 'unlock' (any more); it offers: "
             "'add', 'shout', 'profile', 'picture', 'boom', 'hang', 'crash', 'noisy', 'garble', "
-            "'whoami', 'secret'"
+            "'whoami', 'big', 'traced', 'secret'"
         )
 
 

@@ -5,9 +5,10 @@
     with MCPToolset.stdio("python", ["server.py"], prefix="files_") as files:
         executor = AgentExecutor(agent=..., tools=files.get_tools(), max_execution_time=60)
 
-Built on the official `mcp` SDK, imported when a toolset is made (`import actloop` stays free of
-it). A toolset works from sync and async code; each call obeys its `timeout` and the run's
-deadline; server failures become `Error: ...` observations (or `MCPError`s) naming the server.
+Built on the official `mcp` SDK (2.x; servers of both protocol eras), imported when a toolset is
+made (`import actloop` stays free of it). A toolset works from sync and async code; each call
+obeys its `timeout` and the run's deadline; server failures become `Error: ...` observations (or
+`MCPError`s) naming the server.
 """
 
 from actloop.mcp._errors import MCPConnectionError, MCPError, MCPTimeoutError

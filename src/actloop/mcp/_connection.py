@@ -1,41 +1,34 @@
 """One live session with an MCP server, opened, served and closed by one task (anyio's rule).
 
-The task enters the transport (a child process over stdio, or streamable HTTP), a pump that
-forwards the server's messages to the session, and the SDK's `ClientSession`; then it waits until
-it is told to stop or the server's stream ends. Lines on stdout that are not JSON-RPC are counted
-and dropped by the pump (the SDK would pass them to the session as errors). Leaving the task ends
-the server process: stdin closed, then SIGTERM and SIGKILL to its process group (the SDK's
-shutdown sequence). A stdio server's stderr goes to an unlinked temporary file, so its last line
-can be quoted when it crashes and it never floods the terminal.
+The task enters the transport (actloop's stdio transport, `_stdio`, or the SDK's streamable
+HTTP), a pump that notices the end of the server's stream, and the SDK's `Client`, which speaks
+either protocol era: it probes `server/discover` (the 2026-07-28 revision, no handshake, the
+protocol version in each request's `_meta`) and falls back to the `initialize` handshake of a
+2025-era server. Then the task waits until it is told to stop or the server's stream ends.
+Leaving the task ends the server (the stdio transport signals its process group). A stdio
+server's stderr goes to an unlinked temporary file, so its last line can be quoted when it
+crashes and it never floods the terminal.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import tempfile
-from contextlib import AsyncExitStack
+import time
+from collections.abc import AsyncGenerator
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import IO, Any, TextIO, cast
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp import ClientSession, McpError, types
+from mcp import Client, MCPError, types
 from mcp.shared.message import SessionMessage
 
-__all__ = ["Connection", "Lost", "NoAnswer", "ServerSpec"]
+from actloop.mcp._stdio import Garbage
 
-
-class _Unparsable(logging.Filter):
-    """Drops the SDK's traceback for each stdout line that is not JSON-RPC: the pump counts
-    those lines and the call's error quotes them."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not record.getMessage().startswith("Failed to parse JSONRPC message")
-
-
-logging.getLogger("mcp.client.stdio").addFilter(_Unparsable())
+__all__ = ["Connection", "Lost", "NoAnswer", "ServerSpec", "TooMany"]
 
 
 @dataclass(frozen=True)
@@ -65,20 +58,29 @@ class NoAnswer(Exception):
     """The server did not answer within the time allowed."""
 
 
-_PULSE = 2.0
-"""Seconds between pings while an HTTP call is waiting."""
+class TooMany(Exception):
+    """A paginated list went past its bound in pages or items."""
 
-Inbox = MemoryObjectSendStream[SessionMessage | Exception]
+
+_PULSE = 2.0
+"""Seconds between pings while an HTTP call to a 2025-era server is waiting."""
+MAX_PAGES = 100
+"""Pages of `tools/list` read at most (a server answering with a cursor for ever is refused)."""
+MAX_TOOLS = 10_000
+"""Tools listed at most."""
+
+Stream = MemoryObjectReceiveStream[Any]
 
 
 class Connection:
     """A session with one server; `open`, `call`, `list_tools`, `stop` run on the toolset's loop."""
 
-    def __init__(self, spec: ServerSpec, on_tools_changed: Any) -> None:
+    def __init__(self, spec: ServerSpec, on_tools_changed: Any, max_bytes: int) -> None:
         self.spec = spec
-        self.session: ClientSession | None = None
-        self.garbage: list[str] = []
-        """Excerpts of the lines on stdout that were not JSON-RPC messages."""
+        self.client: Client | None = None
+        self.garbage = Garbage()
+        """The lines on stdout that were not JSON-RPC messages (counted, the last few kept)."""
+        self.max_bytes = max_bytes
         self._on_tools_changed = on_tools_changed
         self._end = asyncio.Event()
         self.closed = asyncio.Event()
@@ -93,41 +95,25 @@ class Connection:
 
     # -- life ------------------------------------------------------------------------------------
 
-    async def open(self, seconds: float) -> types.InitializeResult:
-        """Start the server (or reach it) and finish the handshake within `seconds` seconds."""
+    async def open(self, seconds: float) -> str | None:
+        """Start the server (or reach it) and agree on the protocol within `seconds` seconds;
+        the server's name, if it gives one."""
         loop = asyncio.get_running_loop()
-        ready: asyncio.Future[types.InitializeResult] = loop.create_future()
+        ready: asyncio.Future[str | None] = loop.create_future()
         self._task = asyncio.ensure_future(self._serve(ready, seconds))
         await asyncio.wait({ready, self._task}, return_when=asyncio.FIRST_COMPLETED)
         if ready.done():
             return ready.result()  # raises what stopped the handshake
         raise Lost("the connection ended during the handshake")
 
-    async def _serve(self, ready: asyncio.Future[types.InitializeResult], seconds: float) -> None:
+    async def _serve(self, ready: asyncio.Future[str | None], seconds: float) -> None:
         try:
-            async with AsyncExitStack() as stack:
-                read, write = await self._transport(stack)
-                inbox, session_read = anyio.create_memory_object_stream[SessionMessage | Exception](
-                    0
-                )
-                for stream in (read, write, inbox, session_read):  # closed even if never used
-                    stack.push_async_callback(stream.aclose)
-                group = await stack.enter_async_context(anyio.create_task_group())
-                stack.callback(group.cancel_scope.cancel)  # after the session, before the group
-                group.start_soon(self._pump, read, inbox)
-                session = await stack.enter_async_context(
-                    ClientSession(session_read, write, message_handler=self._on_message)
-                )
-                try:
-                    with anyio.fail_after(seconds):
-                        info = await session.initialize()
-                except TimeoutError:
-                    raise NoAnswer(
-                        f"did not finish the MCP handshake within {seconds:g} s"
-                    ) from None
-                self.session = session
-                ready.set_result(info)
-                await self._end.wait()
+            # one scope for the session's whole life (anyio's rule): its deadline bounds the
+            # handshake, then is lifted
+            with anyio.CancelScope(deadline=anyio.current_time() + seconds) as scope:
+                await self._session(ready, scope)
+            if scope.cancelled_caught and not ready.done():
+                raise NoAnswer(f"did not finish the MCP handshake within {seconds:g} s")
         except Exception as exc:
             self.error = exc
             _fail(ready, exc)
@@ -135,31 +121,71 @@ class Connection:
             _fail(ready, Lost(f"the connection was cancelled ({type(exc).__name__})"))
             raise
         finally:
-            self.session = None
+            self.client = None
             self.closed.set()
 
-    async def _transport(
-        self, stack: AsyncExitStack
-    ) -> tuple[MemoryObjectReceiveStream[SessionMessage | Exception], Any]:
+    async def _session(self, ready: asyncio.Future[str | None], scope: anyio.CancelScope) -> None:
+        """Connect, then wait until told to stop or the server's stream ends."""
+        async with AsyncExitStack() as stack:
+            client = Client(
+                self._watched(),
+                mode="auto",
+                cache=None,  # a tools/list after list_changed must reach the server
+                message_handler=self._on_message,
+            )
+            await stack.enter_async_context(client)
+            scope.deadline = float("inf")
+            group = await stack.enter_async_context(anyio.create_task_group())
+            stack.callback(group.cancel_scope.cancel)  # before the client is left
+            self.client = client
+            if self.modern:
+                group.start_soon(self._listen, client)
+            info = client.server_info
+            ready.set_result(info.name if info is not None else None)
+            await self._end.wait()
+
+    @asynccontextmanager
+    async def _watched(self) -> AsyncGenerator[tuple[Stream, Any]]:
+        """The transport's streams, with the end of the server's stream noticed (`_end`)."""
+        async with AsyncExitStack() as stack:
+            read, write = await self._transport(stack)
+            inbox, session_read = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+            for stream in (inbox, session_read):
+                stack.callback(stream.close)
+            group = await stack.enter_async_context(anyio.create_task_group())
+            stack.callback(group.cancel_scope.cancel)
+            group.start_soon(self._pump, read, inbox)
+            yield session_read, write
+
+    async def _transport(self, stack: AsyncExitStack) -> tuple[Stream, Any]:
         spec = self.spec
         if spec.url is not None:
-            import httpx
+            import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
-            client = await stack.enter_async_context(
-                httpx.AsyncClient(headers=spec.headers, timeout=httpx.Timeout(30.0, read=300.0))
+            client = httpx2.AsyncClient(
+                headers=spec.headers, timeout=httpx2.Timeout(30.0, read=300.0)
             )
-            read, write, _ = await stack.enter_async_context(
-                streamable_http_client(spec.url, http_client=client)
+            stack.push_async_callback(client.aclose)
+            read, write = await stack.enter_async_context(
+                streamable_http_client(
+                    spec.url, http_client=client, max_sse_event_size=self.max_bytes
+                )
             )
-            return read, write
-        from mcp.client.stdio import StdioServerParameters, stdio_client
+            return cast("Stream", read), write
+        from actloop.mcp._stdio import stdio_transport
 
-        params = StdioServerParameters(
-            command=spec.command or "", args=list(spec.args), env=spec.env, cwd=spec.cwd
+        return await stack.enter_async_context(
+            stdio_transport(
+                spec.command or "",
+                list(spec.args),
+                env=spec.env,
+                cwd=spec.cwd,
+                errlog=self._open_errlog(),
+                garbage=self.garbage,
+                max_bytes=self.max_bytes,
+            )
         )
-        errlog = self._open_errlog()
-        return await stack.enter_async_context(stdio_client(params, errlog=errlog))
 
     def _open_errlog(self) -> TextIO:
         """An unlinked temporary file for the server's stderr, with a second handle to read it."""
@@ -170,23 +196,41 @@ class Connection:
         os.unlink(path)
         return self._errlog
 
-    async def _pump(
-        self, read: MemoryObjectReceiveStream[SessionMessage | Exception], inbox: Inbox
-    ):
-        """Forward the server's messages; count and drop lines that are not JSON-RPC."""
-        async with inbox:
-            async for item in read:
-                if isinstance(item, Exception):
-                    self.garbage.append(_excerpt(item))
-                    continue
-                await inbox.send(item)
+    async def _pump(self, read: Stream, inbox: MemoryObjectSendStream[Any]) -> None:
+        """Forward the server's messages; a transport error item is counted as garbage."""
+        try:
+            with inbox:
+                async for item in read:
+                    if isinstance(item, Exception):
+                        self.garbage.add(str(item).encode())
+                        continue
+                    await inbox.send(item)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
         self._end.set()
 
     async def _on_message(self, message: Any) -> None:
-        if isinstance(message, types.ServerNotification) and isinstance(
-            message.root, types.ToolListChangedNotification
-        ):
+        if isinstance(message, types.ToolListChangedNotification):
             self._on_tools_changed()
+
+    async def _listen(self, client: Client) -> None:
+        """On a 2026-07-28 server, changes of the tool list come on a `subscriptions/listen`
+        stream (best effort: a server without it just never reports changes)."""
+        try:
+            async with client.listen(tools_list_changed=True) as events:
+                async for _ in events:
+                    self._on_tools_changed()
+        except Exception:
+            return
+
+    @property
+    def modern(self) -> bool:
+        """True on a 2026-07-28 (stateless, no handshake) connection."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        client = self.client
+        session = client.session if client is not None else None
+        return session is not None and session.protocol_version in MODERN_PROTOCOL_VERSIONS
 
     async def stop(self, seconds: float = 10.0) -> None:
         """End the session and the server process; cancel the task if it takes too long."""
@@ -210,20 +254,20 @@ class Connection:
     def unreached(self) -> bool:
         """True when the session ended because the server could not be reached (HTTP): a
         request sent then never got to the server, so it is safe to send it again."""
-        import httpx
+        import httpx2
 
         if self.pinged:
             return False
         exc: BaseException | None = self.error
-        while exc is not None and not isinstance(exc, httpx.HTTPError):
+        while exc is not None and not isinstance(exc, httpx2.HTTPError):
             inner: Any = getattr(exc, "exceptions", None)
             exc = cast("BaseException", inner[0]) if isinstance(inner, tuple) and inner else None
-        return isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout))
+        return isinstance(exc, (httpx2.ConnectError, httpx2.ConnectTimeout))
 
     @property
     def up(self) -> bool:
         """True while the session can take calls."""
-        return self.session is not None and not self._end.is_set()
+        return self.client is not None and not self._end.is_set()
 
     def stderr_tail(self) -> str:
         """The last non-empty line the server wrote to stderr ('' if none, or over HTTP)."""
@@ -238,32 +282,46 @@ class Connection:
     # -- requests --------------------------------------------------------------------------------
 
     async def call(
-        self, name: str, arguments: dict[str, Any], seconds: float | None
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        seconds: float | None,
+        meta: dict[str, Any] | None = None,
     ) -> types.CallToolResult:
         """`tools/call`, raced against the end of the connection and the timeout."""
-        session = self.session
-        if session is None or not self.up:
+        client = self.client
+        if client is None or not self.up:
             raise Lost("not connected")
-        return await self._race(session.call_tool(name, arguments), seconds)
+        request = client.call_tool(name, arguments, meta=cast("Any", meta or None))
+        return await self._race(request, seconds)
 
-    async def list_tools(self, seconds: float | None) -> list[types.Tool]:
-        """Every tool the server offers (all pages)."""
-        session = self.session
-        if session is None or not self.up:
+    async def list_tools(self, seconds: float) -> list[types.Tool]:
+        """Every tool the server offers: all pages, within `seconds` in all, at most
+        `MAX_PAGES` pages and `MAX_TOOLS` tools."""
+        client = self.client
+        if client is None or not self.up:
             raise Lost("not connected")
+        deadline = time.monotonic() + seconds
         tools: list[types.Tool] = []
         cursor: str | None = None
-        while True:
-            page = await self._race(session.list_tools(params=_page(cursor)), seconds)
+        for _ in range(MAX_PAGES):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise NoAnswer
+            page = await self._race(client.list_tools(cursor=cursor), left)
             tools += page.tools
-            cursor = page.nextCursor
+            if len(tools) > MAX_TOOLS:
+                raise TooMany(f"listed more than {MAX_TOOLS} tools")
+            cursor = page.next_cursor
             if not cursor:
                 return tools
+        raise TooMany(f"kept paging its tool list past {MAX_PAGES} pages")
 
     async def _race(self, request: Any, seconds: float | None) -> Any:
         call = asyncio.ensure_future(request)
         ended = asyncio.ensure_future(self.closed.wait())
-        pulse = asyncio.ensure_future(self._heartbeat()) if self.spec.url is not None else None
+        legacy_http = self.spec.url is not None and not self.modern
+        pulse = asyncio.ensure_future(self._heartbeat()) if legacy_http else None
         try:
             done, _ = await asyncio.wait(
                 {call, ended}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED
@@ -277,9 +335,9 @@ class Connection:
         if call in done:
             try:
                 return call.result()
-            except McpError as exc:
-                if exc.error.code == types.CONNECTION_CLOSED:
-                    raise Lost(exc.error.message) from None
+            except MCPError as exc:
+                if exc.code == types.CONNECTION_CLOSED:
+                    raise Lost(exc.message) from None
                 raise
             except (anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
                 raise Lost(type(exc).__name__) from None
@@ -291,35 +349,18 @@ class Connection:
         """While an HTTP call waits, ping the server now and then: the SDK drops a response
         stream cut by a dead server silently, so without this the call would wait for its
         timeout. A failed ping ends the connection, which ends the call."""
-        session = self.session
-        while session is not None:
+        client = self.client
+        while client is not None:
             await asyncio.sleep(_PULSE)
             self.pinged = True
             try:
                 with anyio.fail_after(_PULSE * 5):
-                    await session.send_ping()
+                    await client.session.send_ping()
             except Exception:
                 self._end.set()
                 return
 
 
-def _page(cursor: str | None) -> types.PaginatedRequestParams | None:
-    return types.PaginatedRequestParams(cursor=cursor) if cursor else None
-
-
 def _fail(ready: asyncio.Future[Any], exc: BaseException) -> None:
     if not ready.done():
         ready.set_exception(exc)
-
-
-def _excerpt(exc: Exception) -> str:
-    """The offending line of a parse error (pydantic keeps it as the error's input), shortened."""
-    errors = getattr(exc, "errors", None)
-    text = str(exc)
-    if callable(errors):
-        try:
-            found: Any = errors()
-            text = str(found[0].get("input", text))
-        except (IndexError, TypeError, AttributeError):
-            pass
-    return text if len(text) <= 80 else text[:77] + "..."

@@ -49,12 +49,15 @@ def error_observation(exc: ToolException) -> str:
     return f"Error: {exc}"
 
 
-def garbage_note(lines: list[str]) -> str:
-    """What the server wrote on stdout during a call that was not an MCP message."""
-    if not lines:
+def garbage_note(count: int, kept: list[str]) -> str:
+    """What the server wrote on stdout during a call that was not an MCP message: how many
+    lines, and the first of those still kept (only the last few are)."""
+    if not count:
         return ""
-    count = "1 line" if len(lines) == 1 else f"{len(lines)} lines"
-    return f"; it wrote {count} on stdout that are not MCP messages, the first: {lines[0]!r}"
+    lines = "1 line" if count == 1 else f"{count} lines"
+    which = "the first" if len(kept) == count else "the first kept"
+    quote = f", {which}: {kept[0]!r}" if kept else ""
+    return f"; it wrote {lines} on stdout that are not MCP messages{quote}"
 
 
 def leaf(exc: BaseException) -> BaseException:

@@ -12,12 +12,28 @@ from typing import Any
 
 from mcp import types
 
-__all__ = ["describe", "result_text"]
+__all__ = ["describe", "result_size", "result_text"]
 
 
 def result_text(result: types.CallToolResult) -> str:
     """Every content block of `result`, as text, one after the other."""
     return "\n".join(describe(block) for block in result.content)
+
+
+def result_size(result: types.CallToolResult) -> int:
+    """About how many characters the result's content blocks hold (text and base64 data)."""
+    total = 0
+    for block in result.content:
+        for name in ("text", "data"):
+            value = getattr(block, name, None)
+            if isinstance(value, str):
+                total += len(value)
+        resource = getattr(block, "resource", None)
+        for name in ("text", "blob"):
+            value = getattr(resource, name, None)
+            if isinstance(value, str):
+                total += len(value)
+    return total
 
 
 def _size(data: str) -> int:
@@ -33,15 +49,15 @@ def describe(block: Any) -> str:
     if isinstance(block, types.TextContent):
         return block.text
     if isinstance(block, types.ImageContent):
-        return f"[image: {block.mimeType}, {_size(block.data)} bytes]"
+        return f"[image: {block.mime_type}, {_size(block.data)} bytes]"
     if isinstance(block, types.AudioContent):
-        return f"[audio: {block.mimeType}, {_size(block.data)} bytes]"
+        return f"[audio: {block.mime_type}, {_size(block.data)} bytes]"
     if isinstance(block, types.ResourceLink):
-        mime = f", {block.mimeType}" if block.mimeType else ""
+        mime = f", {block.mime_type}" if block.mime_type else ""
         return f"[resource link: {block.uri} ({block.name}{mime})]"
     if isinstance(block, types.EmbeddedResource):
         resource = block.resource
-        mime = f", {resource.mimeType}" if resource.mimeType else ""
+        mime = f", {resource.mime_type}" if resource.mime_type else ""
         if isinstance(resource, types.TextResourceContents):
             return f"[resource: {resource.uri}{mime}]\n{resource.text}"
         return f"[resource: {resource.uri}{mime}, {_size(resource.blob)} bytes]"

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import threading
+import time
 import weakref
 from collections.abc import Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from actloop.exceptions import ConfigurationError
 from actloop.mcp._errors import (
@@ -85,6 +87,7 @@ class MCPToolset:
         timeout: float | None = 30.0,
         connect_timeout: float = 30.0,
         structured: bool = True,
+        max_result_bytes: int = 32 * 1024 * 1024,
     ) -> None:
         if (command is None) == (url is None):
             raise ConfigurationError(
@@ -108,6 +111,9 @@ class MCPToolset:
         self.timeout = timeout
         self.connect_timeout = connect_timeout
         self.structured = structured
+        self.max_result_bytes = max_result_bytes
+        self._calls: set[asyncio.Task[Any]] = set()
+        """Calls running on the toolset's loop: `close` lets them end with their error."""
         self._guard = threading.Lock()
         self._thread: LoopThread | None = None
         self._conn: Connection | None = None
@@ -143,6 +149,14 @@ class MCPToolset:
     def name(self) -> str:
         """The server's name: as given, else as the server names itself, else its command/URL."""
         return self._given_name or self._server_name or self._spec.label
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The MCP revision agreed with the server (e.g. "2026-07-28", or "2025-11-25" after the
+        handshake of an older server); None while not connected."""
+        conn = self._conn
+        client = conn.client if conn is not None else None
+        return client.protocol_version if client is not None else None
 
     def __repr__(self) -> str:
         return f"MCPToolset({self.name!r})"
@@ -180,7 +194,7 @@ class MCPToolset:
 
     def call(self, tool: str, arguments: Mapping[str, Any]) -> Any:
         """Call the server's tool `tool` (its own name, without prefix); see `MCPTool`."""
-        return self._wait(self._call(tool, dict(arguments)))
+        return self._wait(self._call(tool, dict(arguments), _trace()))
 
     def __enter__(self) -> MCPToolset:
         try:
@@ -218,7 +232,7 @@ class MCPToolset:
 
     async def acall(self, tool: str, arguments: Mapping[str, Any]) -> Any:
         """Async `call`; cancelling it cancels the request."""
-        return await self._await(self._call(tool, dict(arguments)))
+        return await self._await(self._call(tool, dict(arguments), _trace()))
 
     async def __aenter__(self) -> MCPToolset:
         try:
@@ -245,9 +259,19 @@ class MCPToolset:
         future = self._loop_thread().submit(coro)
         try:
             return future.result()
+        except concurrent.futures.CancelledError:
+            raise self._cut() from None
         except BaseException:
             future.cancel()  # Ctrl-C or an abandoned caller: cancel the request on the loop
             raise
+
+    def _cut(self) -> BaseException:
+        """What a caller whose call the stopped loop cancelled gets: an MCPConnectionError
+        if the toolset was being closed (a call cut by close, even one the loop outlived)."""
+        if self._closing:
+            message = f"MCP server {self.name!r} was closed while a call was running"
+            return MCPConnectionError(message, server=self.name)
+        return concurrent.futures.CancelledError()
 
     async def _await(self, coro: Coroutine[Any, Any, T]) -> T:
         return await asyncio.wrap_future(self._loop_thread().submit(coro))
@@ -268,11 +292,11 @@ class MCPToolset:
                 conn.dispose()
             from actloop.mcp._connection import Connection
 
-            self._conn = conn = Connection(self._spec, self._mark_stale)
+            self._conn = conn = Connection(self._spec, self._mark_stale, self.max_result_bytes)
+            started = time.monotonic()  # one bound for the handshake and the whole listing
             try:
-                info = await conn.open(self.connect_timeout)
-                self._server_name = info.serverInfo.name
-                await self._list(conn)
+                self._server_name = await conn.open(self.connect_timeout) or self._server_name
+                await self._list(conn, self.connect_timeout - (time.monotonic() - started))
             except BaseException as exc:
                 await conn.stop()
                 error = self._start_error(conn, exc)
@@ -298,22 +322,26 @@ class MCPToolset:
     def _mark_stale(self) -> None:
         self._stale = True
 
-    async def _list(self, conn: Connection) -> None:
+    async def _list(self, conn: Connection, seconds: float | None = None) -> None:
         """List the server's tools; keep the MCPTool objects of tools that are still there."""
-        from mcp import McpError
+        from mcp import MCPError as SDKError
 
-        from actloop.mcp._connection import Lost, NoAnswer
+        from actloop.mcp._connection import Lost, NoAnswer, TooMany
 
         self._stale = False
         name = self.name
         try:
-            listed = await conn.list_tools(self.connect_timeout)
+            left = self.connect_timeout if seconds is None else seconds
+            listed = await conn.list_tools(left)
         except NoAnswer:
             message = (
                 f"MCP server {name!r} did not list its tools within {self.connect_timeout:g} s"
             )
             raise MCPTimeoutError(message, server=name) from None
-        except (Lost, McpError) as exc:
+        except TooMany as exc:
+            message = f"MCP server {name!r} {exc}: refused (a server stuck in a loop?)"
+            raise MCPConnectionError(message, server=name) from None
+        except (Lost, SDKError) as exc:
             message = f"MCP server {name!r} failed to list its tools: {reason(exc)}"
             raise MCPConnectionError(message, server=name) from None
         listing = {t.name: t for t in listed}
@@ -324,31 +352,48 @@ class MCPToolset:
             if tool is None:
                 tool = MCPTool(name=self.prefix + remote, toolset=self, remote_name=remote)
             tool.description = spec.description or ""
-            tool.args_schema = {"properties": {}, **spec.inputSchema}
+            tool.args_schema = {"properties": {}, **spec.input_schema}
             tool.metadata = {"mcp_server": self.name}
             hints = spec.annotations  # MCP's default: a tool may not be safe to run twice
-            tool.idempotent = hints is not None and bool(hints.readOnlyHint or hints.idempotentHint)
+            tool.idempotent = hints is not None and bool(
+                hints.read_only_hint or hints.idempotent_hint
+            )
             tools[remote] = tool
         self._tools = tools
 
     async def _current_tools(self) -> list[BaseTool]:
+        """The tools, listed again when the server said the list changed, and always on a
+        2026-07-28 server: its changes come on a separate `subscriptions/listen` stream, which
+        may lag behind the answer of the call that made them."""
         conn = await self._connection()
-        if self._stale:
+        if self._stale or conn.modern:
             await self._list(conn)
         return list(self._tools.values())
 
-    async def _call(self, tool: str, arguments: dict[str, Any]) -> Any:
+    async def _call(self, tool: str, arguments: dict[str, Any], trace: dict[str, str]) -> Any:
         """Call `tool`; a request that never reached the server is sent once more, on a new
-        connection (an HTTP server restarted, or a session the server no longer knows)."""
+        connection (an HTTP server restarted, or a session the server no longer knows). Runs
+        under the caller's trace context, so the SDK's request carries it in `_meta`."""
+        from actloop.tracing._propagation import continue_trace
+
+        task = asyncio.current_task()
+        if task is not None:
+            self._calls.add(task)
         try:
-            return await self._attempt(tool, arguments)
-        except _Resend:
-            return await self._attempt(tool, arguments, last=True)
+            with continue_trace(trace):
+                try:
+                    return await self._attempt(tool, arguments)
+                except _Resend:
+                    return await self._attempt(tool, arguments, last=True)
+        finally:
+            self._calls.discard(cast("asyncio.Task[Any]", task))
 
     async def _attempt(self, tool: str, arguments: dict[str, Any], last: bool = False) -> Any:
-        from mcp import McpError
+        from mcp import MCPError as SDKError
 
         from actloop.mcp._connection import Lost, NoAnswer
+        from actloop.mcp._results import result_size
+        from actloop.mcp._stdio import TOO_LARGE
 
         conn = await self._connection()
         if self._stale:
@@ -358,32 +403,44 @@ class MCPToolset:
             offered = ", ".join(repr(n) for n in self._listing) or "none"
             message = f"MCP server {server!r} does not offer tool {tool!r} (any more); it offers: "
             raise MCPError(message + offered, server=server, tool=tool)
-        seen = len(conn.garbage)
+        seen = conn.garbage.count
         try:
             result = await conn.call(tool, arguments, self.timeout)
         except NoAnswer:
             message = (
                 f"MCP server {server!r} did not answer tool {tool!r} within {self.timeout:g} s"
             )
-            message += garbage_note(conn.garbage[seen:])
+            message += garbage_note(*conn.garbage.since(seen))
             raise MCPTimeoutError(message, server=server, tool=tool) from None
         except Lost:
             await conn.stop()
             if not last and conn.unreached:
                 raise _Resend from None
-            raise self._lost(conn, tool, conn.garbage[seen:]) from None
-        except McpError as exc:
-            if not last and exc.error.message == "Session terminated":
+            raise self._lost(conn, tool, seen) from None
+        except SDKError as exc:
+            if not last and exc.message == "Session terminated":
                 await conn.stop()
                 raise _Resend from None
-            message = f"MCP server {server!r} refused tool {tool!r}: {exc.error.message}"
+            if exc.code == TOO_LARGE:
+                raise self._too_large(tool) from None
+            message = f"MCP server {server!r} refused tool {tool!r}: {exc.message}"
             raise MCPError(message, server=server, tool=tool) from None
         except Exception as exc:
             message = f"MCP server {server!r} failed on tool {tool!r}: {reason(exc)}"
             raise MCPError(message, server=server, tool=tool) from None
+        if self._spec.url is not None and result_size(result) > self.max_result_bytes:
+            raise self._too_large(tool)  # over HTTP, checked once read (see the README)
         return self._value(tool, result)
 
-    def _lost(self, conn: Connection, tool: str, garbage: list[str]) -> MCPConnectionError:
+    def _too_large(self, tool: str) -> MCPError:
+        message = (
+            f"MCP server {self.name!r} answered tool {tool!r} with more than "
+            f"{self.max_result_bytes} bytes (the toolset's max_result_bytes); "
+            "the answer was dropped"
+        )
+        return MCPError(message, server=self.name, tool=tool)
+
+    def _lost(self, conn: Connection, tool: str, seen: int) -> MCPConnectionError:
         """The error for a connection that ended during a call (after the process is gone)."""
         if self._closing:
             message = f"MCP server {self.name!r} was closed while tool {tool!r} was running"
@@ -393,7 +450,7 @@ class MCPToolset:
         again = "reconnects" if self._spec.url is not None else "starts it again"
         return MCPConnectionError(
             f"MCP server {self.name!r} closed the connection during tool {tool!r} (it exited, "
-            f"crashed or dropped the connection{why}){garbage_note(garbage)}; "
+            f"crashed or dropped the connection{why}){garbage_note(*conn.garbage.since(seen))}; "
             f"the next call {again}",
             server=self.name,
             tool=tool,
@@ -403,14 +460,14 @@ class MCPToolset:
         from actloop.mcp._results import result_text
 
         text = result_text(result)
-        if result.isError:
+        if result.is_error:
             raise MCPError(
                 f"tool {tool!r} of MCP server {self.name!r} failed: {text}",
                 server=self.name,
                 tool=tool,
             )
-        if self.structured and result.structuredContent is not None:
-            return result.structuredContent
+        if self.structured and result.structured_content is not None:
+            return result.structured_content
         return text
 
     async def _shutdown(self) -> None:
@@ -419,6 +476,16 @@ class MCPToolset:
         if conn is not None:
             await conn.stop()
             conn.dispose()
+        if self._calls:  # let cut calls raise their error before the loop stops (bounded)
+            await asyncio.wait(set(self._calls), timeout=5.0)
+
+
+def _trace() -> dict[str, str]:
+    """The caller's trace context (W3C fields), taken on the caller's thread: the call runs on
+    the toolset's loop, where the tool's span is not current."""
+    from actloop.tracing._propagation import inject_context
+
+    return inject_context()
 
 
 class _Resend(Exception):

@@ -1,13 +1,13 @@
-"""A FastMCP server with one tool, `calculator`, for the CLI test with the embedded model."""
+"""An MCPServer (mcp 2.x) with one tool, `calculator`, for the CLI test with the embedded model."""
 
 from __future__ import annotations
 
 import ast
 import operator
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 
-server = FastMCP("arith", log_level="WARNING")
+server = MCPServer("arith", log_level="WARNING")
 
 _OPS = {
     ast.Add: operator.add,

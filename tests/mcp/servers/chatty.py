@@ -1,10 +1,10 @@
-"""A FastMCP server that prints a banner on stdout before speaking MCP (a common mistake)."""
+"""An MCPServer (mcp 2.x) that prints a banner on stdout before speaking MCP (a common mistake)."""
 
 from __future__ import annotations
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 
-server = FastMCP("chatty", log_level="WARNING")
+server = MCPServer("chatty", log_level="WARNING")
 
 
 @server.tool()

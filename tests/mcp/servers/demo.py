@@ -1,4 +1,4 @@
-"""A FastMCP server with well-behaved and badly-behaved tools, for actloop's MCP tests.
+"""An MCPServer (mcp 2.x) with well-behaved and badly-behaved tools, for actloop's MCP tests.
 
 python demo.py                 serve over stdio
 python demo.py --http PORT     serve streamable HTTP on 127.0.0.1:PORT/mcp
@@ -11,7 +11,8 @@ import base64
 import os
 import sys
 
-from mcp.server.fastmcp import Context, FastMCP
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import (
     EmbeddedResource,
     ImageContent,
@@ -21,10 +22,13 @@ from mcp.types import (
 )
 
 PORT = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[1] == "--http" else 8000
-server = FastMCP("demo", host="127.0.0.1", port=PORT, log_level="WARNING")
+server = MCPServer("demo", log_level="WARNING")
+WIRE = os.dup(1)
+"""The stdio channel: mcp 2.x points fd 1 at stderr while it serves, so a stray print no
+longer reaches the channel; a library or child process holding the original stdout still does."""
 
 
-@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
@@ -46,18 +50,18 @@ def profile(name: str) -> dict[str, object]:
 def picture() -> list[TextContent | ImageContent | EmbeddedResource]:
     """A caption, a tiny PNG and an embedded text resource."""
     data = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 60).decode()
-    png = ImageContent(type="image", data=data, mimeType="image/png")
+    png = ImageContent(type="image", data=data, mime_type="image/png")
     note = EmbeddedResource(
         type="resource",
-        resource=TextResourceContents(uri="file:///notes.txt", mimeType="text/plain", text="hi"),
+        resource=TextResourceContents(uri="file:///notes.txt", mime_type="text/plain", text="hi"),
     )
     return [TextContent(type="text", text="a picture:"), png, note]
 
 
 @server.tool()
 def boom(reason: str) -> str:
-    """Always fails."""
-    raise ValueError(f"cannot do it: {reason}")
+    """Always fails (a ToolError: mcp 2.x keeps other exceptions' text on the server)."""
+    raise ToolError(f"cannot do it: {reason}")
 
 
 @server.tool()
@@ -77,22 +81,34 @@ def crash() -> str:
 @server.tool()
 def noisy() -> str:
     """Prints stray lines on stdout (the stdio channel) before answering."""
-    print("debug: this is not JSON-RPC", flush=True)
-    print("{broken json", flush=True)
+    os.write(WIRE, b"debug: this is not JSON-RPC\n{broken json\n")
     return "quiet now"
 
 
 @server.tool()
 def garble() -> str:
     """Prints a fragment with no newline, so its own answer arrives corrupted."""
-    print("partial output ", end="", flush=True)
+    os.write(WIRE, b"partial output ")
     return "never seen"
 
 
-@server.tool(annotations=ToolAnnotations(idempotentHint=True))
+@server.tool(annotations=ToolAnnotations(idempotent_hint=True))
 def whoami() -> dict[str, object]:
     """The server's process id, working directory and ACTLOOP_TEST_VALUE."""
     return {"pid": os.getpid(), "cwd": os.getcwd(), "value": os.environ.get("ACTLOOP_TEST_VALUE")}
+
+
+@server.tool(structured_output=False)
+def big(megabytes: int) -> str:
+    """A text result of `megabytes` MB (one line on stdio)."""
+    return "x" * (megabytes * 1_000_000)
+
+
+@server.tool(structured_output=False)
+def traced(ctx: Context) -> str:  # type: ignore[type-arg]
+    """The W3C traceparent the request carried in its `_meta` ('' if none)."""
+    meta = ctx.request_context.meta or {}
+    return str(meta.get("traceparent", ""))
 
 
 def _secret() -> str:
@@ -105,9 +121,12 @@ async def unlock(ctx: Context) -> str:  # type: ignore[type-arg]
     """Adds the tool `secret`, removes `unlock`, and tells the client the list changed."""
     server.add_tool(_secret, name="secret")
     server.remove_tool("unlock")
-    await ctx.session.send_tool_list_changed()
+    await ctx.notify_tools_changed()
     return "unlocked"
 
 
 if __name__ == "__main__":
-    server.run("streamable-http" if sys.argv[1:2] == ["--http"] else "stdio")
+    if sys.argv[1:2] == ["--http"]:
+        server.run("streamable-http", host="127.0.0.1", port=PORT)
+    else:
+        server.run("stdio")
