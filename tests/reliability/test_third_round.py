@@ -11,7 +11,14 @@ import subprocess
 import sys
 from typing import Any
 
+import psycopg
 import pytest
+
+from actloop import CheckpointError
+from actloop.checkpoint import PostgresCheckpointer, RunRecord
+from actloop.cli import main
+from actloop.tools import StructuredTool, convert_to_openai_tool
+from support.postgres import PostgresServer
 
 
 def run_script(script: str, *args: str, timeout: float = 60) -> dict[str, Any]:
@@ -71,3 +78,125 @@ def test_the_key_filter_never_blocks_when_a_finalizer_logs_inside_it() -> None:
     request = "DEBUG:httpx:HTTP Request: key=**********"
     closed = "DEBUG:httpcore.connection:close.started **********"
     assert sorted(lines) == [closed] * 3 + [request] * 3
+
+
+# -- Postgres passwords stay hidden; a malformed store URI is a usage error -----------------------
+
+PASSWORD = "S3cr'etPW"
+
+
+def keyword_conninfo(server: PostgresServer, database: str) -> str:
+    # The test server trusts loopback, so it accepts (and ignores) any password.
+    return (
+        f"host=127.0.0.1 port={server.port} user={server.superuser} dbname={database} "
+        "password='S3cr\\'etPW'"
+    )
+
+
+def test_a_keyword_password_with_an_escaped_quote_stays_hidden(
+    postgres_server: PostgresServer,
+) -> None:
+    # Before: the redaction stopped at the escaped quote: repr showed `password=***etPW'`.
+    url = postgres_server.create_database()
+    database = url.rsplit("/", 1)[1]
+    conninfo = keyword_conninfo(postgres_server, database)
+    store = PostgresCheckpointer(conninfo)
+    store.create(RunRecord("T", "running", "{}", "{}"))
+    store.close()
+    shown = (
+        f"host=127.0.0.1 port={postgres_server.port} user=actloop dbname={database} password=***"
+    )
+    assert repr(store) == f"PostgresCheckpointer({shown!r})"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("UPDATE actloop.meta SET value='2' WHERE key='version'")
+    with pytest.raises(CheckpointError) as caught:
+        PostgresCheckpointer(conninfo).list_runs()
+    assert str(caught.value) == (
+        f"schema 'actloop' of {shown} has schema version 2; this actloop reads versions 1 to 1. "
+        "It was left untouched."
+    )
+
+
+@pytest.mark.parametrize(
+    ("uri", "shown", "detail"),
+    [
+        (
+            "postgresql://ada:p%zzS3cretPW@127.0.0.1:1/db",
+            "postgresql://ada:***@127.0.0.1:1/db",
+            'invalid percent-encoded token: "***"',
+        ),
+        (
+            "postgresql://ada:S3cr%40etPW@[::1/db",
+            "postgresql://ada:***@[::1/db",
+            'end of string reached when looking for matching "]" in IPv6 host address in URI: '
+            '"postgresql://ada:***@[::1/db"',
+        ),
+    ],
+)
+def test_a_uri_libpq_cannot_parse_exits_2_without_the_password(
+    uri: str, shown: str, detail: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: `actloop runs list` printed libpq's error quoting the password and exited 1.
+    assert main(["runs", "list", "--db", uri]) == 2
+    out = capsys.readouterr().out
+    assert out == (
+        f"actloop: error: PostgreSQL store {shown} (schema actloop): libpq cannot read the "
+        f"connection string ({detail}); see "
+        "https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING\n"
+    )
+    assert "S3cr" not in out and "S3cr" not in repr(PostgresCheckpointer(uri))
+
+
+# -- one typed error for a damaged stored value --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("stored", "shown"),
+    [("\u00b2", "'\u00b2'"), ("9" * 5000, "'" + "9" * 39 + "... (5002 characters)"), ("", "''")],
+)
+def test_a_tampered_schema_version_is_a_checkpoint_error(
+    postgres_server: PostgresServer, stored: str, shown: str
+) -> None:
+    # Before: `²` passed isdigit() and int() raised a bare ValueError (5,000 digits the same).
+    url = postgres_server.create_database()
+    store = PostgresCheckpointer(url)
+    store.create(RunRecord("T", "running", "{}", "{}"))
+    store.close()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("UPDATE actloop.meta SET value=%s WHERE key='version'", (stored,))
+    with pytest.raises(CheckpointError) as caught:
+        PostgresCheckpointer(url).list_runs()
+    assert str(caught.value) == (
+        f"schema 'actloop' of {url} is damaged (its schema version {shown} is not a number); it "
+        "was left untouched. Restore it from a backup or pass another schema=."
+    )
+
+
+def test_a_schema_reference_with_a_non_ascii_digit_is_not_found() -> None:
+    # Before: `²` passed isdigit() and int() raised "invalid literal for int()"; LangChain's
+    # KeyError is what a reference that names nothing raises.
+    schema = {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/x/\u00b2"}},
+        "$defs": {"x": [{"type": "string"}]},
+    }
+    tool = StructuredTool.from_function(lambda a: a, name="t", description="d", args_schema=schema)
+    with pytest.raises(KeyError, match=r"^\"Reference '#/\$defs/x/\u00b2' not found.\"$"):
+        convert_to_openai_tool(tool)
+    schema["properties"] = {"a": {"$ref": "#/$defs/x/0"}}
+    tool = StructuredTool.from_function(lambda a: a, name="t", description="d", args_schema=schema)
+    assert convert_to_openai_tool(tool)["function"]["parameters"]["properties"] == {
+        "a": {"type": "string"}
+    }
+
+
+@pytest.mark.parametrize(("value", "expected"), [("\u00b2", None), ("9" * 5000, None), ("3", 3)])
+def test_a_thread_count_that_is_not_ascii_digits_is_ignored(
+    monkeypatch: pytest.MonkeyPatch, value: str, expected: int | None
+) -> None:
+    from actloop.models._local_engine import default_threads
+
+    monkeypatch.delenv("ACTLOOP_LOCAL_THREADS", raising=False)
+    fallback = default_threads()
+    monkeypatch.setenv("ACTLOOP_LOCAL_THREADS", value)
+    assert default_threads() == (fallback if expected is None else expected)
