@@ -6,17 +6,35 @@ in a fresh interpreter with a generous time limit, so a regression fails instead
 
 from __future__ import annotations
 
+import datetime
 import json
+import logging
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 
-from actloop import CheckpointError
-from actloop.checkpoint import PostgresCheckpointer, RunRecord
+from actloop import (
+    AgentAction,
+    AgentExecutor,
+    AgentFinish,
+    CheckpointError,
+    SerializationError,
+    Tool,
+)
+from actloop.checkpoint import (
+    PostgresCheckpointer,
+    RunRecord,
+    SqliteCheckpointer,
+    read_thread,
+)
+from actloop.checkpoint import _entries as entries
 from actloop.cli import main
+from actloop.serialization import dumps
+from actloop.testing import ScriptedAgent
 from actloop.tools import StructuredTool, convert_to_openai_tool
 from support.postgres import PostgresServer
 
@@ -200,3 +218,63 @@ def test_a_thread_count_that_is_not_ascii_digits_is_ignored(
     fallback = default_threads()
     monkeypatch.setenv("ACTLOOP_LOCAL_THREADS", value)
     assert default_threads() == (fallback if expected is None else expected)
+
+
+# -- values JSON cannot hold exactly -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [({"lc": 1, "s": {1, 2}}, "set"), ({"lc": 1, "when": datetime.date(2026, 1, 1)}, "date")],
+)
+def test_dumps_of_an_escaped_dict_holding_what_json_cannot_is_a_serialization_error(
+    value: dict[str, Any], kind: str
+) -> None:
+    # Before: a bare TypeError from json.dumps (the escaped dict is written as is).
+    with pytest.raises(SerializationError) as caught:
+        dumps(value)
+    assert str(caught.value) == (
+        "Cannot serialize a dict with an 'lc' key holding a value JSON cannot hold: "
+        f"Object of type {kind} is not JSON serializable"
+    )
+
+
+def test_a_durable_observation_json_changes_is_logged_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: a tuple observation came back as a list on resume without a word.
+    monkeypatch.setattr(entries, "_warned", False)
+    values = {"pair": (1, 2), "keys": {1: "a"}}
+    tool = Tool(name="get", func=lambda q: values[q], description="d")
+    agent = ScriptedAgent(
+        [AgentAction("get", "pair", ""), AgentAction("get", "keys", ""), AgentFinish({}, "")]
+    )
+    store = SqliteCheckpointer(tmp_path / "runs.db")
+    executor = AgentExecutor(agent=agent, tools=[tool], checkpointer=store)
+    with caplog.at_level(logging.WARNING, logger="actloop.checkpoint"):
+        executor.invoke({"input": "x"}, {"configurable": {"thread_id": "T"}})
+    assert [(r.name, r.getMessage()) for r in caplog.records] == [
+        (
+            "actloop.checkpoint",
+            "the observation of tool 'get' holds a tuple (it comes back as a list): JSON saves "
+            "it changed, so a resumed run sees it changed; return lists and dicts with string "
+            "keys (logged once)",
+        )
+    ]
+    history = read_thread(store, "T")
+    assert history is not None
+    assert [c.observation for c in history.calls] == [[1, 2], {"1": "a"}]
+    store.close()
+
+
+def test_what_json_saves_changed() -> None:
+    action = AgentAction("t", "i", "")
+    assert entries.inexact("text") is None
+    assert entries.inexact([{"a": [1, {"b": None}]}, (action, "obs")]) is None
+    assert entries.inexact([{"a": [(1,)]}]) == "a tuple (it comes back as a list)"
+    assert entries.inexact({"a": {2: 1}}) == (
+        "a dict key that is not a string (it comes back as a string)"
+    )
+    assert entries.inexact([(action, {None: 1})]) == (
+        "a dict key that is not a string (it comes back as a string)"
+    )
