@@ -14,8 +14,8 @@ langchain-core maps to them) and reads secrets only from `secrets_map`, or from 
 when `secrets_from_env=True`. Any other id, `not_implemented` entries, malformed entries and
 nesting deeper than 200 levels raise `SerializationError` (a ValueError); so does `dumps` of a value
 JSON cannot hold (nesting past 200 levels, an integer of more than 4,300 digits, a set or another
-object inside a dict with an `"lc"` key, which is escaped as is, as langchain-core does). Dict keys that
-are not strings come back as strings, as in any JSON (`{1: "a"}` loads as `{"1": "a"}`).
+object inside a dict with an `"lc"` key, which is escaped as is, as langchain-core does). Dict keys
+that are not strings come back as strings, as in any JSON (`{1: "a"}` loads as `{"1": "a"}`).
 """
 
 from __future__ import annotations
