@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime
 import json
 import logging
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -278,3 +279,31 @@ def test_what_json_saves_changed() -> None:
     assert entries.inexact([(action, {None: 1})]) == (
         "a dict key that is not a string (it comes back as a string)"
     )
+
+
+def test_runs_list_over_a_disallowed_class_id_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: the run was listed with `?` steps and the command exited 0.
+    path = tmp_path / "runs.db"
+    store = SqliteCheckpointer(path)
+    tool = Tool(name="t", func=lambda q: "obs", description="d")
+    agent = ScriptedAgent([AgentAction("t", "x", ""), AgentFinish({"output": "done"}, "")])
+    executor = AgentExecutor(agent=agent, tools=[tool], checkpointer=store)
+    executor.invoke({"input": "q"}, {"configurable": {"thread_id": "T"}})
+    store.close()
+    forbidden = json.dumps({"lc": 1, "type": "constructor", "id": ["os", "system"], "kwargs": {}})
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE entries SET data=? WHERE kind='obs'", (forbidden,))
+    conn.close()
+    assert main(["runs", "list", "--db", str(path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[:3] for line in lines[:2]] == [
+        ["THREAD", "STATUS", "STEPS"],
+        ["T", "finished", "?"],
+    ]
+    assert lines[2:] == [
+        "error: journal entry 1 of thread 'T' is damaged (Deserialization of ['os', 'system'] is "
+        "not allowed: load builds only actloop's messages and agent data classes (narrow them "
+        "with allowed_objects=...).)"
+    ]
