@@ -307,3 +307,58 @@ def test_runs_list_over_a_disallowed_class_id_exits_1(
         "not allowed: load builds only actloop's messages and agent data classes (narrow them "
         "with allowed_objects=...).)"
     ]
+
+
+# -- a full disk, then a resume in the same process ----------------------------------------------
+
+FULL_DISK = r"""
+import json, os, resource, signal, sys
+from actloop import AgentAction, AgentExecutor, AgentFinish, Tool
+from actloop.checkpoint import SqliteCheckpointer, read_thread
+from actloop.testing import ScriptedAgent
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+calls = []
+
+def run(q):
+    calls.append(q)
+    if len(calls) == 1:  # the disk is full from now on: no file of this process may grow
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1, hard))
+    return "obs " + q
+
+store = SqliteCheckpointer(sys.argv[1])
+tool = Tool(name="t", func=run, description="d")
+done = AgentFinish({"output": "done"}, "")
+plans = [AgentAction("t", "one", ""), AgentAction("t", "two", ""), done]
+executor = AgentExecutor(agent=ScriptedAgent(list(plans)), tools=[tool], checkpointer=store)
+out = {}
+try:
+    executor.invoke({"input": "q"}, {"configurable": {"thread_id": "T"}})
+except Exception as exc:
+    out["first"] = type(exc).__name__
+resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))  # space was freed
+executor.agent = ScriptedAgent(plans[1:])
+try:
+    out["resume"] = executor.resume("T")["output"]
+except Exception as exc:
+    out["resume"] = f"{type(exc).__name__}: {exc}"
+history = read_thread(store, "T")
+out["calls"] = calls
+out["journal"] = [(c.tool_input, c.observation) for c in history.calls]
+print(json.dumps(out))
+"""
+
+
+def test_a_resume_after_a_full_disk_in_the_same_process_takes_its_own_lease(
+    tmp_path: Path,
+) -> None:
+    # Before: the failed run's lease could not be released on the full disk, and the resume in
+    # the same process was refused: "thread 'T' is being run by process <its own pid>".
+    result = run_script(FULL_DISK, str(tmp_path / "runs.db"))
+    assert result == {
+        "first": "CheckpointError",
+        "resume": "done",
+        "calls": ["one", "one", "two"],  # "one"'s observation was not saved: it runs again
+        "journal": [["one", "obs one"], ["two", "obs two"]],
+    }
