@@ -5,9 +5,9 @@ file, foreign or corrupt file, a damaged journal entry (`list` still lists every
 finished thread, the run raised, a lease a live process holds), 3 the run is paused waiting for
 approval (`text` lists the pending call ids), 130 interrupted (Ctrl-C; the run is saved and
 resumes later). `list` and `show` open the file read-only, so they work without write access.
-`runs_resume` needs an
-`executor_factory(checkpointer) -> AgentExecutor` that builds the same agent and tools the run was
-started with (the CLI gets it from its own options, e.g. `--model`/`--tools`, or an import path).
+`runs_resume` needs an `executor_factory(checkpointer) -> AgentExecutor` that builds the same
+agent and tools the run was started with (the CLI gets it from its own options, e.g.
+`--model`/`--tools`, or an import path).
 `unlock` frees a lease whose holder died where this host cannot see it (another machine).
 """
 
