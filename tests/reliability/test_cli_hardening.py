@@ -163,20 +163,19 @@ def test_lone_surrogate_in_the_answer_is_printed_escaped(server: LoopbackServer)
     assert "Answer: broken \\ud800 text" in done.out.splitlines()
 
 
-def test_lone_surrogate_in_a_tool_input_is_a_one_line_model_error(
+def test_lone_surrogate_in_a_tool_input_is_sent_as_a_replacement_character(
     server: LoopbackServer,
 ) -> None:
+    # The next request, which UTF-8 cannot encode as it is, carries U+FFFD in its place.
     server.script(message("", [call("calculator", {"expression": "1\ud800"})]), message("ok"))
     done = cli("run", "hi", *on(server))
-    assert done.code == 4
+    assert (done.code, done.err) == (0, "")
     assert done.out.splitlines()[:2] == [
         '→ calculator({"expression": "1\\ud800"})',
         "← Error: the expression is not valid arithmetic",
     ]
-    assert done.err == (
-        "actloop: error: the model failed: the next model request holds a lone surrogate "
-        "(invalid text the model wrote)\n"
-    )
+    calls = server.bodies[1]["messages"][-2]["tool_calls"]
+    assert [c["function"]["arguments"] for c in calls] == ['{"expression": "1\ufffd"}']
 
 
 def failed_run(server: LoopbackServer, db: Path, thread: str = "t1", *extra: str) -> None:
@@ -206,10 +205,12 @@ def test_runs_list_and_show_over_a_damaged_journal_entry(
         "error: journal entry 0 of thread 'bad' is damaged (Cannot load: not valid JSON "
         "(Expecting ',' delimiter: line 1 column 6 (char 5)))\n"
     )
-    listed = cli("runs", "list", "--db", str(db))
-    assert (listed.code, listed.err) == (0, "")
-    rows = [line.split()[:3] for line in listed.out.splitlines()]
+    listed = cli("runs", "list", "--db", str(db))  # every run listed, the damage named: exit 1
+    assert (listed.code, listed.err) == (1, "")
+    *table, named = listed.out.splitlines()
+    rows = [line.split()[:3] for line in table]
     assert sorted(rows[1:]) == [["bad", "failed", "?"], ["good", "finished", "0"]]
+    assert f"{named}\n" == shown.out
 
 
 def test_rerunning_an_unfinished_thread_is_a_one_line_error(

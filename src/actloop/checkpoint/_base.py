@@ -58,6 +58,8 @@ __all__ = [
     "RunRecord",
     "RunStatus",
     "StoreTimeoutError",
+    "abandon",
+    "released",
 ]
 
 RunStatus = Literal["running", "paused", "failed", "finished"]
@@ -178,8 +180,9 @@ class HeldLease(NamedTuple):
     now: float | None = None
 
     def live(self) -> bool:
-        """Held, unexpired, and its owner is not known to be dead."""
-        if self.owner is None:
+        """Held, unexpired, and its owner is not known to be dead (nor a run of this process
+        that ended without giving its lease back: see `abandon`)."""
+        if self.owner is None or self.owner.token in _ABANDONED:
             return False
         now = time.time() if self.now is None else self.now
         if self.expires is not None and self.expires <= now:
@@ -212,6 +215,23 @@ class HeldLease(NamedTuple):
             f"{self.owner.host} (lease epoch {self.epoch}); wait for it to end (or stop it) and "
             "resume then"
         )
+
+
+_ABANDONED: set[str] = set()
+"""Tokens of leases whose run in this process has ended but whose release did not land yet
+(the store failed: disk full, database down). Tokens are made fresh for each run and never leave
+the process that made them, so only this process's own ended runs are in here."""
+
+
+def abandon(lease: Lease) -> None:
+    """`lease`'s run has ended: the thread may be taken over at once, in this process too (a
+    resume after a failed release must not be refused as if the dead run still held it)."""
+    _ABANDONED.add(lease.owner.token)
+
+
+def released(lease: Lease) -> None:
+    """`lease` was given back: nothing needs to remember it."""
+    _ABANDONED.discard(lease.owner.token)
 
 
 def _is_this_process(owner: Owner) -> bool:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 from typing import Any, NamedTuple, cast
 
 from actloop.agents import AgentAction
 from actloop.exceptions import CheckpointError, OutputParserException, SerializationError
 from actloop.serialization import dumps, loads
+
+log = logging.getLogger("actloop.checkpoint")
 
 __all__ = [
     "DAMAGE",
@@ -26,6 +29,7 @@ __all__ = [
     "encode",
     "encode_decision",
     "encode_plan",
+    "inexact",
     "savable_plan",
     "too_deep",
 ]
@@ -76,14 +80,54 @@ _UNSAVABLE = '"type": "not_implemented"'
 
 
 def encode(value: Any, what: str) -> str:
-    """`dumps(value)`, or CheckpointError if part of it could not be read back."""
+    """`dumps(value)`, or CheckpointError if part of it could not be read back; a value JSON
+    saves changed (a tuple, a key that is not a string) is logged once per process."""
     text = dumps(value)
     if _UNSAVABLE in text:
         raise CheckpointError(
             f"{what} cannot be saved: it holds an object `dumps` cannot write "
             "(use str, numbers, lists, dicts, messages or agent actions)"
         )
+    if type(value) is not str and not _warned and (change := inexact(value)):
+        _warn_inexact(what, change)
     return text
+
+
+_warned = False
+
+
+def _warn_inexact(what: str, change: str) -> None:
+    global _warned
+    _warned = True
+    log.warning(
+        "%s holds %s: JSON saves it changed, so a resumed run sees it changed; return lists "
+        "and dicts with string keys (logged once)",
+        what,
+        change,
+    )
+
+
+def inexact(value: Any) -> str | None:
+    """What in `value` JSON saves changed (a tuple, a dict key that is not a string), or None.
+
+    A `(action, observation)` step is exact: `loads` makes a two-item list led by an agent
+    action a tuple again. Messages and agent actions are saved exactly and not looked into."""
+    todo: list[Any] = [value]
+    while todo:
+        item: Any = todo.pop()
+        if isinstance(item, tuple):
+            pair = cast("tuple[Any, ...]", item)
+            if not (len(pair) == 2 and isinstance(pair[0], AgentAction)):
+                return "a tuple (it comes back as a list)"
+            todo.extend(pair)
+        elif isinstance(item, list):
+            todo.extend(cast("list[Any]", item))
+        elif isinstance(item, dict):
+            mapping = cast("dict[Any, Any]", item)
+            if any(type(k) is not str for k in mapping):
+                return "a dict key that is not a string (it comes back as a string)"
+            todo.extend(mapping.values())
+    return None
 
 
 def encode_plan(output: Any) -> str:

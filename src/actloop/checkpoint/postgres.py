@@ -45,6 +45,7 @@ from actloop.checkpoint._base import (
     RunStatus,
 )
 from actloop.checkpoint._bounds import late, on_worker, within
+from actloop.checkpoint._conninfo import mask_passwords, redacted
 from actloop.checkpoint._store import BaseCheckpointer
 from actloop.exceptions import CheckpointError, ConfigurationError
 
@@ -110,10 +111,16 @@ def _psycopg() -> Any:
     return psycopg, psycopg_pool
 
 
-def _redacted(conninfo: str) -> str:
-    """`conninfo` without its password, for messages."""
-    conninfo = re.sub(r"(://[^/@:]*):[^@/]*@", r"\1:***@", conninfo)
-    return re.sub(r"(password\s*=\s*)('[^']*'|\S+)", r"\1***", conninfo)
+def _clip(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else f"{text[:width]}... ({len(text)} characters)"
+
+
+def _version_number(text: str | None) -> int | None:
+    """A schema version stored as text: ASCII digits, at most 9 (`²` or a 5,000-digit number
+    is a damaged or foreign store, not a version)."""
+    if text is None or not 0 < len(text) <= 9 or not (text.isascii() and text.isdigit()):
+        return None
+    return int(text)
 
 
 class PostgresCheckpointer(BaseCheckpointer):
@@ -148,12 +155,12 @@ class PostgresCheckpointer(BaseCheckpointer):
         self._kwargs: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
-        return f"PostgresCheckpointer({_redacted(self.conninfo)!r})"
+        return f"PostgresCheckpointer({redacted(self.conninfo)!r})"
 
     # -- connections and errors ----------------------------------------------------------------
 
     def _where(self) -> str:
-        return f"PostgreSQL store {_redacted(self.conninfo)} (schema {self.schema})"
+        return f"PostgreSQL store {redacted(self.conninfo)} (schema {self.schema})"
 
     @contextlib.contextmanager
     def _errors(self) -> Generator[None]:
@@ -164,11 +171,17 @@ class PostgresCheckpointer(BaseCheckpointer):
         except psycopg.errors.UniqueViolation:
             raise
         except pool.PoolTimeout as exc:
-            raise late(f"{self._where()} (no connection: {exc})", self.timeout) from exc
+            detail = mask_passwords(str(exc), self.conninfo)
+            raise late(f"{self._where()} (no connection: {detail})", self.timeout) from None
         except psycopg.OperationalError as exc:
-            raise CheckpointError(f"{self._where()} is unreachable: {exc}") from exc
+            raise self._failed("is unreachable", exc) from None
         except psycopg.Error as exc:
-            raise CheckpointError(f"{self._where()} failed: {exc}") from exc
+            raise self._failed("failed", exc) from None
+
+    def _failed(self, what: str, exc: BaseException) -> CheckpointError:
+        """Our error for a psycopg failure, the password masked out of libpq's text (which may
+        quote the connection string); psycopg's own error is not chained, it holds the text raw."""
+        return CheckpointError(f"{self._where()} {what}: {mask_passwords(str(exc), self.conninfo)}")
 
     def _connect_kwargs(self) -> dict[str, Any]:
         """Autocommit and the connect timeout, plus each bound the connection string leaves out:
@@ -176,7 +189,14 @@ class PostgresCheckpointer(BaseCheckpointer):
         if self._kwargs is not None:
             return self._kwargs
         psycopg, _ = _psycopg()
-        given = psycopg.conninfo.conninfo_to_dict(self.conninfo)
+        try:
+            given = psycopg.conninfo.conninfo_to_dict(self.conninfo)
+        except psycopg.Error as exc:
+            detail = mask_passwords(str(exc).strip(), self.conninfo)
+            raise ConfigurationError(
+                f"{self._where()}: libpq cannot read the connection string ({detail}); "
+                "see https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING"
+            ) from None
         kwargs: dict[str, Any] = {
             "autocommit": True,
             "connect_timeout": max(1, round(self.connect_timeout)),
@@ -314,7 +334,7 @@ class PostgresCheckpointer(BaseCheckpointer):
             columns.setdefault(table, set()).add(column)
         if not columns:
             return 0
-        where = f"schema {self.schema!r} of {_redacted(self.conninfo)}"
+        where = f"schema {self.schema!r} of {redacted(self.conninfo)}"
         if "meta" not in columns or not {"key", "value"} <= columns["meta"]:
             raise CheckpointError(
                 f"{where} is not an actloop checkpoint store (it holds other tables); pass "
@@ -322,18 +342,24 @@ class PostgresCheckpointer(BaseCheckpointer):
             )
         meta = yield _Query(f"SELECT key, value FROM {self.schema}.meta")
         values = dict(meta.rows)
-        version = values.get("version", "")
-        if values.get("format") != FORMAT or not version.isdigit():
+        if values.get("format") != FORMAT:
             raise CheckpointError(
                 f"{where} is not an actloop checkpoint store (meta says format "
                 f"{values.get('format')!r}); pass another schema=. It was left untouched."
             )
-        if int(version) > SCHEMA_VERSION:
+        version = _version_number(values.get("version"))
+        if version is None:
+            shown = repr(values.get("version"))
+            raise CheckpointError(
+                f"{where} is damaged (its schema version {_clip(shown)} is not a number); it "
+                "was left untouched. Restore it from a backup or pass another schema=."
+            )
+        if version > SCHEMA_VERSION:
             raise CheckpointError(
                 f"{where} has schema version {version}; this actloop reads versions 1 to "
                 f"{SCHEMA_VERSION}. It was left untouched."
             )
-        if int(version) == SCHEMA_VERSION:
+        if version == SCHEMA_VERSION:
             missing = [
                 f"{t}.{c}" for t, cs in _TABLES.items() for c in cs if c not in columns.get(t, ())
             ]
@@ -342,7 +368,7 @@ class PostgresCheckpointer(BaseCheckpointer):
                     f"{where} is damaged (missing {', '.join(missing[:4])}); it was left "
                     "untouched. Restore it from a backup or pass another schema=."
                 )
-        return int(version)
+        return version
 
     # -- leases --------------------------------------------------------------------------------
 

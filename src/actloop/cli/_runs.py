@@ -1,12 +1,13 @@
 """`actloop runs list|show|resume|unlock` over a checkpoint file, as functions the CLI wires up.
 
 Each returns a `CliResult(code, text)`: print `text`, exit with `code` — 0 done, 1 error (no such
-file, foreign or corrupt file, a damaged journal entry, unknown or finished thread, the run
-raised, a lease a live process holds), 3 the run is paused waiting for approval (`text` lists the
-pending call ids), 130 interrupted (Ctrl-C; the run is saved and resumes later). `list` and `show`
-open the file read-only, so they work without write access. `runs_resume` needs an
-`executor_factory(checkpointer) -> AgentExecutor` that builds the same agent and tools the run was
-started with (the CLI gets it from its own options, e.g. `--model`/`--tools`, or an import path).
+file, foreign or corrupt file, a damaged journal entry (`list` still lists every run), unknown or
+finished thread, the run raised, a lease a live process holds), 3 the run is paused waiting for
+approval (`text` lists the pending call ids), 130 interrupted (Ctrl-C; the run is saved and
+resumes later). `list` and `show` open the file read-only, so they work without write access.
+`runs_resume` needs an `executor_factory(checkpointer) -> AgentExecutor` that builds the same
+agent and tools the run was started with (the CLI gets it from its own options, e.g.
+`--model`/`--tools`, or an import path).
 `unlock` frees a lease whose holder died where this host cannot see it (another machine).
 """
 
@@ -77,30 +78,32 @@ def _when(stamp: float) -> str:
 
 
 def runs_list(path: str | os.PathLike[str]) -> CliResult:
-    """One line per saved run: thread, status, steps, last update (steps `?`: damaged journal)."""
+    """One line per saved run: thread, status, steps, last update (steps `?`: a damaged journal,
+    named after the table; the exit code is then 1, as for `runs show`)."""
     try:
         with contextlib.closing(_open(path, read_only=True)) as store:  # Postgres holds a pool
-            rows = [(r, _count(store, r)) for r in store.list_runs()]
+            rows = [(r, *_count(store, r)) for r in store.list_runs()]
     except CheckpointError as exc:
         return CliResult(1, f"error: {exc}")
     if not rows:
         return CliResult(0, f"no runs in {path}")
-    width = max(6, *(len(r.thread_id) for r, _ in rows))
+    width = max(6, *(len(r.thread_id) for r, _, _ in rows))
     lines = [f"{'THREAD':<{width}}  {'STATUS':<24}  {'STEPS':>5}  UPDATED"]
-    for record, steps in rows:
+    for record, steps, _ in rows:
         status = _status(record)
         lines.append(
             f"{record.thread_id:<{width}}  {status:<24}  {steps:>5}  {_when(record.updated)}"
         )
-    return CliResult(0, "\n".join(lines))
+    damaged = [f"error: {problem}" for _, _, problem in rows if problem]
+    return CliResult(1 if damaged else 0, "\n".join(lines + damaged))
 
 
-def _count(store: BaseCheckpointer, record: RunRecord) -> str:
-    """How many calls the run's journal holds (`?`: damaged or unreadable)."""
+def _count(store: BaseCheckpointer, record: RunRecord) -> tuple[str, str | None]:
+    """How many calls the run's journal holds (`?` and what is wrong: damaged or unreadable)."""
     try:
-        return str(len(thread_history(record, store.entries(record.thread_id)).calls))
-    except CheckpointError:
-        return "?"
+        return str(len(thread_history(record, store.entries(record.thread_id)).calls)), None
+    except CheckpointError as exc:
+        return "?", str(exc)
 
 
 def runs_show(path: str | os.PathLike[str], thread_id: str) -> CliResult:

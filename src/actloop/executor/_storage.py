@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from actloop.checkpoint import BaseCheckpointer, Lease
+from actloop.checkpoint._base import abandon, released
 from actloop.exceptions import CheckpointError
 from actloop.executor._durable import DurableRun, Ops
 
@@ -145,8 +146,11 @@ def release_later(store: BaseCheckpointer, lease: Lease) -> None:
             time.sleep(delay)
             try:
                 store.release(lease, timeout=max(delay, 5.0))
+                released(lease)
                 return
             except Exception:
                 delay = min(delay * 2, 2.0)
+
+    abandon(lease)  # meanwhile a resume in this process may take the thread over at once
 
     threading.Thread(target=retry, name="actloop-release", daemon=True).start()

@@ -256,8 +256,8 @@ def default_threads() -> int:
     set, is used as given.
     """
     explicit = os.environ.get("ACTLOOP_LOCAL_THREADS", "")
-    if explicit.isdigit() and int(explicit) > 0:
-        return int(explicit)
+    if explicit.isascii() and explicit.isdigit() and 0 < len(explicit) <= 4 and int(explicit):
+        return int(explicit)  # ASCII digits only: `²` passes isdigit() but not int()
     try:
         cores = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux

@@ -82,7 +82,9 @@ def api_error(exc: Exception, max_retries: int) -> ModelAPIError:
         if cls in (RateLimitError, ServerError):
             message = f"{message} {retried}"
     elif isinstance(exc, openai.APITimeoutError):
-        cls, message = ModelConnectionError, f"the request to {url} timed out {retried}"
+        cause = str(exc.__cause__ or "")
+        late = f": {cause}" if cause.startswith("no complete reply") else ""
+        cls, message = ModelConnectionError, f"the request to {url} timed out{late} {retried}"
     elif isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__ or exc
         cls, message = ModelConnectionError, f"could not reach {url}: {cause!r} {retried}"

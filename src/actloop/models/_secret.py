@@ -159,36 +159,70 @@ children are named one by one); children that exist when a key is watched are co
 
 
 class _KeyFilter(logging.Filter):
-    """Masks the keys of live `ChatOpenAI`s out of a record (message, arguments, exception)."""
+    """Masks the keys of live `ChatOpenAI`s out of a record (message, arguments, exception).
+
+    `filter` takes no lock and iterates nothing that can change under it: it reads `keys`, a
+    tuple replaced whole (under `_lock`) when a key is watched or dies. Taking a lock here
+    deadlocked: iterating a `WeakSet` can run garbage collection, whose finalizers (the SDK's
+    client `__del__`) log, which re-enters this filter on the same thread. Re-entry is now
+    harmless (nothing shared is held or changed), so a record logged from inside another's
+    masking is masked too rather than let through.
+    """
 
     def __init__(self) -> None:
         super().__init__("actloop-key-mask")
-        self.secrets: weakref.WeakSet[Secret] = weakref.WeakSet()
+        self.keys: tuple[str, ...] = ()
+        """The keys to mask: a snapshot, read without a lock."""
+        self._refs: dict[int, tuple[weakref.ref[Secret], str]] = {}
+        """Each watched secret's weak reference (by the reference's id) and key."""
+
+    def watch(self, secret: Secret) -> None:
+        """Mask `secret`'s key until `secret` is garbage collected (call with `_lock` held)."""
+        ref = weakref.ref(secret, self._forget)
+        self._refs[id(ref)] = (ref, secret.get_secret_value())
+        self._snapshot()
+
+    def _forget(self, ref: weakref.ref[Secret]) -> None:
+        # A weakref callback: it may run in any thread during garbage collection, so it never
+        # waits for `_lock` (the collecting thread may hold it); a dead key left behind is
+        # dropped at the next `watch`.
+        if _lock.acquire(blocking=False):
+            try:
+                self._snapshot()
+            finally:
+                _lock.release()
+
+    def _snapshot(self) -> None:
+        self._refs = {i: (r, k) for i, (r, k) in self._refs.items() if r() is not None}
+        live = {key for _, key in self._refs.values()}
+        self.keys = tuple(sorted(live, key=len, reverse=True))
 
     def filter(self, record: logging.LogRecord) -> bool:
-        with _lock:
-            keys = [k for s in self.secrets if (k := s.get_secret_value())]
-        if not keys:
-            return True
-        try:
-            text = record.getMessage()
-        except Exception:
-            return True  # a broken record is logging's to report
-        masked = text
-        for key in keys:
-            masked = mask_text(masked, key)
-        if masked != text:
-            record.msg, record.args = masked, None
-        if record.exc_info and record.exc_info[1] is not None:
-            for key in keys:
-                scrub(record.exc_info[1], key)
-            record.exc_text = None
+        if keys := self.keys:
+            _mask_record(record, keys)
         return True
+
+
+def _mask_record(record: logging.LogRecord, keys: tuple[str, ...]) -> None:
+    try:
+        text = record.getMessage()
+    except Exception:
+        return  # a broken record is logging's to report
+    masked = text
+    for key in keys:
+        masked = mask_text(masked, key)
+    if masked != text:
+        record.msg, record.args = masked, None
+    if record.exc_info and record.exc_info[1] is not None:
+        for key in keys:
+            scrub(record.exc_info[1], key)
+        record.exc_text = None
 
 
 _FILTER = _KeyFilter()
 _installed: set[str] = set()
 _lock = threading.Lock()
+"""Guards `_installed` and the filter's key table; never taken inside `filter`."""
 
 
 def watch_logs(secret: Secret) -> None:
@@ -196,7 +230,7 @@ def watch_logs(secret: Secret) -> None:
     if not secret.get_secret_value():
         return
     with _lock:
-        _FILTER.secrets.add(secret)
+        _FILTER.watch(secret)
         known = list(logging.Logger.manager.loggerDict)
         names = {n for n in known if n.split(".")[0] in _ROOTS} | set(_WATCHED)
         for name in names - _installed:

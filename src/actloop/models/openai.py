@@ -5,15 +5,19 @@ The SDK's clients send the requests and retry 429s, 5xx and connection errors wi
 stream that breaks off raises a typed `ModelAPIError` (see `actloop.models`) instead of passing a
 truncated reply off as whole. Every error leaving a call has the API key masked out of it and out
 of its chained causes, and the SDK's log records are masked too (see `_secret`). The `openai`
-package is imported only when a `ChatOpenAI` is built.
+package is imported only when a `ChatOpenAI` is built. Each attempt is held to `timeout` in total
+and each reply to a size limit (see `_openai_http`). A lone surrogate in a message (`\ud800`, or
+a byte kept by `surrogateescape`), which UTF-8 cannot encode, is sent as U+FFFD (the request is
+built again only when encoding it failed, so other calls pay nothing).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from actloop.chat_models import BaseChatModel, LanguageModelInput
@@ -26,6 +30,7 @@ from actloop.models._openai_sdk import (
     client_options,
     import_openai,
     sdk_error,
+    without_surrogates,
 )
 from actloop.models._secret import Secret, scrub, watch_logs
 from actloop.runnables._base import Runnable
@@ -164,8 +169,10 @@ class ChatOpenAI(BaseChatModel):
 
     # -- clients and requests ------------------------------------------------------------------
 
-    def _client_options(self) -> dict[str, Any]:
-        options = client_options(self.api_key, self.base_url, self.max_retries, self.timeout)
+    def _client_options(self, asynchronous: bool) -> dict[str, Any]:
+        options = client_options(
+            self.api_key, self.base_url, self.max_retries, self.timeout, asynchronous
+        )
         options["organization"] = self.organization
         options["default_headers"] = self.default_headers
         return options
@@ -175,7 +182,7 @@ class ChatOpenAI(BaseChatModel):
         dicts, which its overloads cannot check)."""
         with self._lock:
             if self._sync_client is None:
-                self._sync_client = import_openai().OpenAI(**self._client_options())
+                self._sync_client = import_openai().OpenAI(**self._client_options(False))
             return self._sync_client
 
     def _aclient(self) -> Any:
@@ -184,7 +191,7 @@ class ChatOpenAI(BaseChatModel):
         loop = asyncio.get_running_loop()
         with self._lock:
             if self._async_client is None or self._async_client[0] is not loop:
-                client = import_openai().AsyncOpenAI(**self._client_options())
+                client = import_openai().AsyncOpenAI(**self._client_options(True))
                 self._async_client = (loop, client)
             return self._async_client[1]
 
@@ -233,7 +240,11 @@ class ChatOpenAI(BaseChatModel):
         request = self._request(messages, stop, kwargs, stream=False)
         openai = import_openai()
         try:
-            raw = self._client().chat.completions.with_raw_response.create(**request)
+            create = self._client().chat.completions.with_raw_response.create
+            try:
+                raw = create(**request)
+            except UnicodeEncodeError:  # a lone surrogate: sent as U+FFFD (see module doc)
+                raw = create(**without_surrogates(request))
             return wire.message_from_body(raw.text, raw.status_code, str(raw.http_response.url))
         except openai.OpenAIError as exc:
             raise self._error(exc) from exc
@@ -249,7 +260,11 @@ class ChatOpenAI(BaseChatModel):
         request = self._request(messages, stop, kwargs, stream=False)
         openai = import_openai()
         try:
-            raw = await self._aclient().chat.completions.with_raw_response.create(**request)
+            create = self._aclient().chat.completions.with_raw_response.create
+            try:
+                raw = await create(**request)
+            except UnicodeEncodeError:  # a lone surrogate: sent as U+FFFD (see module doc)
+                raw = await create(**without_surrogates(request))
             return wire.message_from_body(raw.text, raw.status_code, str(raw.http_response.url))
         except openai.OpenAIError as exc:
             raise self._error(exc) from exc
@@ -263,7 +278,8 @@ class ChatOpenAI(BaseChatModel):
         request = self._request(messages, stop, kwargs, stream=True)
         openai = import_openai()
         try:
-            with self._client().chat.completions.with_streaming_response.create(**request) as resp:
+            create = self._client().chat.completions.with_streaming_response.create
+            with _opened(create, request) as resp:
                 events = wire.EventStream(str(resp.http_response.url))
                 kind = resp.headers.get("content-type", "")
                 if not events.is_event_stream(kind):
@@ -285,7 +301,8 @@ class ChatOpenAI(BaseChatModel):
         openai = import_openai()
         client = self._aclient()
         try:
-            async with client.chat.completions.with_streaming_response.create(**request) as resp:
+            create = client.chat.completions.with_streaming_response.create
+            async with _aopened(create, request) as resp:
                 events = wire.EventStream(str(resp.http_response.url))
                 kind = resp.headers.get("content-type", "")
                 if not events.is_event_stream(kind):
@@ -299,6 +316,29 @@ class ChatOpenAI(BaseChatModel):
         except Exception as exc:
             self._scrub(exc)
             raise
+
+
+@contextlib.contextmanager
+def _opened(create: Callable[..., Any], request: dict[str, Any]) -> Generator[Any]:
+    """The streaming response `create(**request)` opens; a request UTF-8 cannot encode (a lone
+    surrogate) is sent again with U+FFFD in its place."""
+    with contextlib.ExitStack() as stack:
+        try:
+            resp = stack.enter_context(create(**request))
+        except UnicodeEncodeError:
+            resp = stack.enter_context(create(**without_surrogates(request)))
+        yield resp
+
+
+@contextlib.asynccontextmanager
+async def _aopened(create: Callable[..., Any], request: dict[str, Any]) -> AsyncGenerator[Any]:
+    """Async twin of `_opened`."""
+    async with contextlib.AsyncExitStack() as stack:
+        try:
+            resp = await stack.enter_async_context(create(**request))
+        except UnicodeEncodeError:
+            resp = await stack.enter_async_context(create(**without_surrogates(request)))
+        yield resp
 
 
 def _tool_choice(choice: dict[str, Any] | str | bool, names: list[str]) -> dict[str, Any] | str:

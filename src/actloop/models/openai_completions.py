@@ -8,13 +8,19 @@ The `openai` package is imported when a model is built (a missing one raises
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from actloop.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from actloop.llms import BaseLLM
 from actloop.models._errors import ModelAPIError
-from actloop.models._openai_sdk import api_key_from, client_options, import_openai, sdk_error
+from actloop.models._openai_sdk import (
+    api_key_from,
+    client_options,
+    import_openai,
+    sdk_error,
+    without_surrogates,
+)
 from actloop.outputs import Generation, GenerationChunk, LLMResult
 
 __all__ = ["OpenAI"]
@@ -71,7 +77,9 @@ class OpenAI(BaseLLM):
 
     def _client(self, asynchronous: bool = False) -> Any:
         sdk = import_openai()
-        options = client_options(self.api_key, self.base_url, self.max_retries, self.timeout)
+        options = client_options(
+            self.api_key, self.base_url, self.max_retries, self.timeout, asynchronous
+        )
         return (sdk.AsyncOpenAI if asynchronous else sdk.OpenAI)(**options)
 
     def _request(self, prompt: str, stop: list[str] | None, kwargs: dict[str, Any]) -> Any:
@@ -111,7 +119,9 @@ class OpenAI(BaseLLM):
         generations: list[list[Generation]] = []
         for prompt in prompts:
             try:
-                reply = client.completions.create(**self._request(prompt, stop, kwargs))
+                reply = _send(client.completions.create, self._request(prompt, stop, kwargs))
+            except ModelAPIError:
+                raise
             except Exception as exc:
                 raise self._error(exc) from exc
             generations.append([self._generation(reply.choices[0])])
@@ -129,7 +139,10 @@ class OpenAI(BaseLLM):
         generations: list[list[Generation]] = []
         for prompt in prompts:
             try:
-                reply = await client.completions.create(**self._request(prompt, stop, kwargs))
+                create = client.completions.create
+                reply = await _asend(create, self._request(prompt, stop, kwargs))
+            except ModelAPIError:
+                raise
             except Exception as exc:
                 raise self._error(exc) from exc
             generations.append([self._generation(reply.choices[0])])
@@ -144,9 +157,8 @@ class OpenAI(BaseLLM):
         **kwargs: Any,
     ) -> Iterator[GenerationChunk]:
         try:
-            events = self._client().completions.create(
-                **self._request(prompt, stop, kwargs), stream=True
-            )
+            request = {**self._request(prompt, stop, kwargs), "stream": True}
+            events = _send(self._client().completions.create, request)
             for event in events:
                 chunk = _chunk(event)
                 if chunk is None:
@@ -167,9 +179,8 @@ class OpenAI(BaseLLM):
         **kwargs: Any,
     ) -> AsyncIterator[GenerationChunk]:
         try:
-            events = await self._client(asynchronous=True).completions.create(
-                **self._request(prompt, stop, kwargs), stream=True
-            )
+            request = {**self._request(prompt, stop, kwargs), "stream": True}
+            events = await _asend(self._client(asynchronous=True).completions.create, request)
             async for event in events:
                 chunk = _chunk(event)
                 if chunk is None:
@@ -181,6 +192,23 @@ class OpenAI(BaseLLM):
             raise
         except Exception as exc:
             raise self._error(exc) from exc
+
+
+def _send(create: Callable[..., Any], request: dict[str, Any]) -> Any:
+    """`create(**request)`; a lone surrogate UTF-8 cannot encode is sent as U+FFFD (as in
+    `ChatOpenAI`: the request is rebuilt only once encoding it failed)."""
+    try:
+        return create(**request)
+    except UnicodeEncodeError:
+        return create(**without_surrogates(request))
+
+
+async def _asend(create: Callable[..., Any], request: dict[str, Any]) -> Any:
+    """Async twin of `_send`."""
+    try:
+        return await create(**request)
+    except UnicodeEncodeError:
+        return await create(**without_surrogates(request))
 
 
 def _chunk(event: Any) -> GenerationChunk | None:

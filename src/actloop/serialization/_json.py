@@ -13,8 +13,9 @@ values. `load` builds only the classes of `actloop.messages` and `actloop.agents
 langchain-core maps to them) and reads secrets only from `secrets_map`, or from the environment
 when `secrets_from_env=True`. Any other id, `not_implemented` entries, malformed entries and
 nesting deeper than 200 levels raise `SerializationError` (a ValueError); so does `dumps` of a value
-JSON cannot hold (nesting past 200 levels, an integer of more than 4,300 digits). Dict keys that
-are not strings come back as strings, as in any JSON (`{1: "a"}` loads as `{"1": "a"}`).
+JSON cannot hold (nesting past 200 levels, an integer of more than 4,300 digits, a set or another
+object inside a dict with an `"lc"` key, which is escaped as is, as langchain-core does). Dict keys
+that are not strings come back as strings, as in any JSON (`{1: "a"}` loads as `{"1": "a"}`).
 """
 
 from __future__ import annotations
@@ -137,6 +138,9 @@ def dumps(obj: Any, *, pretty: bool = False, **kwargs: Any) -> str:
         return json.dumps(data, **kwargs)
     except (ValueError, RecursionError) as e:  # an int past Python's 4,300-digit str limit
         msg = f"Cannot serialize: {e}"
+        raise SerializationError(msg) from e
+    except TypeError as e:  # a set, an object... inside an escaped dict, which is kept as is
+        msg = f"Cannot serialize a dict with an 'lc' key holding a value JSON cannot hold: {e}"
         raise SerializationError(msg) from e
 
 

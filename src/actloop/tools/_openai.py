@@ -160,6 +160,13 @@ def _from_json_schema(
     }
 
 
+def _index(part: str, size: int) -> int | None:
+    """`part` as an index below `size`: ASCII digits only (`²` passes isdigit(), not int())."""
+    if part.isascii() and part.isdigit() and len(part) <= len(str(size)) and int(part) < size:
+        return int(part)
+    return None
+
+
 def _lookup(path: str, root: dict[str, Any]) -> Any:
     parts = path.split("/")
     if parts[0] != "#":
@@ -170,8 +177,8 @@ def _lookup(path: str, root: dict[str, Any]) -> Any:
     for part in parts[1:]:
         if isinstance(node, dict) and part in node:
             node = cast("dict[str, Any]", node)[part]
-        elif part.isdigit() and isinstance(node, list) and 0 <= int(part) < len(node):  # pyright: ignore[reportUnknownArgumentType]
-            node = cast("list[Any]", node)[int(part)]
+        elif isinstance(node, list) and (index := _index(part, len(node))) is not None:  # pyright: ignore[reportUnknownArgumentType]
+            node = cast("list[Any]", node)[index]
         else:
             raise KeyError(f"Reference '{path}' not found.")
     return copy.deepcopy(node)
