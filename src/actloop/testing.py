@@ -10,6 +10,7 @@ Every fake records each call in `.calls`.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import re
@@ -242,6 +243,15 @@ def _not_awaitable(result: Any, fn: Any) -> Any:
     return result
 
 
+def _is_async(fn: Callable[..., Any]) -> bool:
+    """Whether `fn` (a function, a partial of one, or an object's `__call__`) is a coroutine
+    function; a sync `fn` that returns an awaitable is played as sync, then awaited."""
+    while isinstance(fn, functools.partial):
+        fn = cast("functools.partial[Any]", fn).func
+    call = fn if inspect.isroutine(fn) else getattr(fn, "__call__", fn)  # noqa: B004
+    return inspect.iscoroutinefunction(call)
+
+
 ReplyFunction: TypeAlias = "Callable[..., Reply | Awaitable[Reply]]"
 """`fn(messages, **kwargs)` or `fn(messages)`, sync or async, returning an AIMessage or a str."""
 
@@ -268,7 +278,12 @@ class FunctionChatModel(_FakeChatModel):
     async def _areply(
         self, messages: list[BaseMessage], stop: list[str] | None, kwargs: Any
     ) -> AIMessage:
-        result = self._call(messages, stop, kwargs)
+        if _is_async(self.fn):
+            result = self._call(messages, stop, kwargs)
+        else:  # a sync `fn` may block: on a worker, so a deadline or a cancel can give up on it
+            from actloop.runnables._workers import run_in_worker
+
+            result = await run_in_worker(self._call, messages, stop, kwargs)
         if inspect.isawaitable(result):
             result = await result
         return _as_message(result)

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +25,19 @@ def server() -> Iterator[LoopbackServer]:
 
 def run_in_pty(*args: str) -> tuple[int, str]:
     """Run the CLI with stdout and stderr on a pseudo-terminal; return its code and screen text."""
+    code, raw = run_in_pty_code_raw(*args)
+    return code, ANSI.sub("", raw)
+
+
+def run_in_pty_raw(*args: str) -> str:
+    """The CLI's raw terminal output (escape sequences included); it must exit 0."""
+    code, raw = run_in_pty_code_raw(*args)
+    assert code == 0, raw
+    return raw
+
+
+def run_in_pty_code_raw(*args: str) -> tuple[int, str]:
+    """Run the CLI with stdout and stderr on a pseudo-terminal; return its code and raw output."""
     leader, follower = pty.openpty()
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     env.update({"TERM": "xterm-256color", "COLUMNS": "100", "LINES": "40"})
@@ -45,7 +59,7 @@ def run_in_pty(*args: str) -> tuple[int, str]:
             break
         chunks.append(data)
     os.close(leader)
-    return proc.wait(timeout=120), ANSI.sub("", b"".join(chunks).decode(errors="replace"))
+    return proc.wait(timeout=120), b"".join(chunks).decode(errors="replace")
 
 
 def test_live_display_shows_call_observation_then_answer(server: LoopbackServer) -> None:
@@ -66,3 +80,22 @@ def test_live_display_shows_call_observation_then_answer(server: LoopbackServer)
     assert call < observation < answer
     assert "Answer" in screen[observation:]
     assert re.search(r"steps: 1 · tool calls: 1 · time: \d+\.\ds · tokens: 22 in / 14 out", screen)
+
+
+def test_escapes_in_mcp_names_do_not_reach_the_terminal(server: LoopbackServer) -> None:
+    """Issue 29, item 10: a server-declared name and a tool name holding escape sequences show as
+    visible escapes in every line, the live spinner line (`running TOOL @ MCP server`) included."""
+    script = Path(__file__).parents[1] / "mcp" / "servers" / "escapes.py"
+    tool = "nap\x1b[2J\x1b]0;TOOL-TITLE\x07"
+    server.script(
+        message("", [{"id": "c1", "name": tool, "arguments": "{}"}]),
+        message("Rested."),
+    )
+    raw = run_in_pty_raw(
+        "run", "Nap.", "--model", "openai:gpt-test", "--base-url", server.url,
+        "--tools", "clock", "--mcp", f"{sys.executable} {script}",
+    )  # fmt: skip
+    assert "Rested." in raw
+    assert "\x1b]0;" not in raw  # no window-title write: every OSC stayed text
+    assert "\x1b[2J" not in raw  # no clear-screen
+    assert "running nap\\x1b[2J\\x1b]0;TOOL-TITLE\\x07" in ANSI.sub("", raw)  # the spinner line

@@ -27,7 +27,7 @@ from ray.cluster_utils import Cluster
 
 from actloop import AgentAction
 from actloop.checkpoint import PostgresCheckpointer, StoreTimeoutError
-from actloop.distributed import RayRunner, RunHandle
+from actloop.distributed import RayRunner, RunHandle, RunnerShutdownError
 from support.postgres import PostgresServer
 from support.waits import released
 
@@ -277,3 +277,30 @@ def test_a_killed_node_loses_no_run_and_repeats_no_finished_call(
         assert moved == set(ray_cluster.worker_nodes())  # the one worker node left
     finally:
         runner.shutdown()
+
+
+def test_shutdown_with_runs_in_flight_gives_each_handle_a_typed_error(
+    ray_cluster: RayCluster, postgres_server: PostgresServer
+) -> None:
+    """Issue 29 (weak item): after `shutdown()` every in-flight handle's `result()` raises
+    `RunnerShutdownError` naming its thread (it raised IndexError), and a new runner resumes it."""
+    store = postgres_server.create_database()
+    runner = ray_cluster.runner(store)
+    handles = [runner.submit({"input": f"sd{i}"}, thread_id=f"sd{i}") for i in range(2)]
+    wait_for(lambda: all(ray_cluster.lines(f"sd{i}") for i in range(2)), "calls")
+    runner.shutdown()
+    for i, handle in enumerate(handles):
+        with pytest.raises(RunnerShutdownError) as caught:
+            handle.result(timeout=60)
+        assert caught.value.thread_id == f"sd{i}"
+        assert str(caught.value) == (
+            f"the RayRunner was shut down before run 'sd{i}' finished; resume it with a new "
+            "runner: RayRunner(...).resume(thread_id)"
+        )
+    with pytest.raises(RunnerShutdownError):
+        runner.submit({"input": "late"}, thread_id="late")
+    again = ray_cluster.runner(store)
+    try:
+        assert again.resume("sd0").result(timeout=120) == expected("sd0")
+    finally:
+        again.shutdown()

@@ -14,6 +14,8 @@ import pytest
 from actloop import AgentExecutor
 from actloop.callbacks import BaseCallbackHandler
 from actloop.callbacks._manager import configure
+from actloop.react import REACT_PROMPT, create_react_agent
+from actloop.testing import FunctionChatModel
 from actloop.tool_calling import create_tool_calling_agent
 from actloop.tools import tool
 from actloop.tracing import CAPTURE_ENV, instrument, is_instrumented, uninstrument
@@ -186,3 +188,29 @@ def test_a_users_handler_gets_the_same_events_with_tracing_on(fresh: Spans) -> N
     hooks = [hook for hook, _ in off.events]
     assert [hooks.count(h) for h in ("chain_start", "chat_model_start", "tool_start")] == [13, 2, 1]
     assert len(fresh.finished()) == 4
+
+
+REPLY = "I will not follow the format. The secret plan is 42."
+
+
+@pytest.mark.parametrize("capture", [False, True])
+def test_a_parse_error_that_ends_the_run_keeps_the_reply_out_unless_captured(
+    fresh: Spans, capture: bool
+) -> None:
+    """Issue 29 (weak item): with content capture off, the model's reply (which a parse error's
+    message quotes) is in neither the `invoke_agent` span's status nor its exception event."""
+    instrument(tracer_provider=fresh.provider, capture_content=capture)
+    agent = create_react_agent(FunctionChatModel(lambda m: REPLY), [add], REACT_PROMPT)
+    with pytest.raises(ValueError, match="An output parsing error occurred"):
+        AgentExecutor(agent=agent, tools=[add]).invoke({"input": "q"})
+    (run,) = [s for s in fresh.finished() if s.name.startswith("invoke_agent")]
+    (event,) = run.events
+    recorded = [run.status.description, *[str(v) for v in (event.attributes or {}).values()]]
+    assert run.status.status_code.name == "ERROR"
+    assert dict(run.attributes or {})["error.type"] == "ValueError"
+    assert any(REPLY in text for text in recorded) is capture
+    if not capture:
+        assert run.status.description == (
+            "ValueError: the agent's output could not be parsed (its text is kept out without "
+            "content capture)"
+        )

@@ -3,8 +3,6 @@ calls a tool (LangChain's `ConvoOutputParser`)."""
 
 from __future__ import annotations
 
-import re
-
 from actloop.agents import AgentAction, AgentFinish
 from actloop.exceptions import OutputParserException
 from actloop.output_parsers import AgentOutputParser
@@ -18,7 +16,7 @@ FORMAT_INSTRUCTIONS = (
     "say to the Human, or if you do not need to use a tool, you MUST use the format:\n\n```\n"
     "Thought: Do I need to use a tool? No\n{ai_prefix}: [your response here]\n```"
 )
-_ACTION = re.compile(r"Action: (.*?)[\n]*Action Input: ([\s\S]*)", re.DOTALL)
+_ACTION, _ACTION_INPUT = "Action: ", "Action Input: "
 
 
 class ConvoOutputParser(AgentOutputParser):
@@ -40,11 +38,16 @@ class ConvoOutputParser(AgentOutputParser):
         marker = f"{self.ai_prefix}:"
         if marker in text:
             return AgentFinish({"output": text.rsplit(marker, maxsplit=1)[-1].strip()}, text)
-        match = _ACTION.search(text)
-        if not match:
+        # LangChain's `Action: (.*?)[\n]*Action Input: ([\s\S]*)` as a linear scan (the regex is
+        # quadratic on a repeated `Action: x`): the first `Action: `, then the first
+        # `Action Input: ` after it; the newlines before that belong to neither part.
+        action = text.find(_ACTION)
+        given = text.find(_ACTION_INPUT, action + len(_ACTION)) if action != -1 else -1
+        if given == -1:
             raise OutputParserException(f"Could not parse LLM output: `{text}`")
-        tool_input = match.group(2).strip(" ").strip('"')
-        return AgentAction(match.group(1).strip(), tool_input, text)
+        tool = text[action + len(_ACTION) : given].rstrip("\n")
+        tool_input = text[given + len(_ACTION_INPUT) :].strip(" ").strip('"')
+        return AgentAction(tool.strip(), tool_input, text)
 
     @property
     def _type(self) -> str:

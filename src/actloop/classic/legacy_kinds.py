@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -359,10 +358,13 @@ class ReActOutputParser(AgentOutputParser):
         if not last.startswith(prefix):
             raise OutputParserException(f"Could not parse LLM Output: {text}")
         directive = last[len(prefix) :]
-        match = re.search(r"(.*?)\[(.*?)\]", directive)
-        if match is None:
+        # LangChain's `re.search(r"(.*?)\[(.*?)\]", directive)` as a linear scan (the regex is
+        # cubic on `[[[[...`): the text up to the first `[`, then up to the next `]`.
+        opened = directive.find("[")
+        closed = directive.find("]", opened + 1) if opened != -1 else -1
+        if closed == -1:
             raise OutputParserException(f"Could not parse action directive: {directive}")
-        action, action_input = match.group(1), match.group(2)
+        action, action_input = directive[:opened], directive[opened + 1 : closed]
         if action == "Finish":
             return AgentFinish({"output": action_input}, text)
         return AgentAction(action, action_input, text)

@@ -54,12 +54,47 @@ SUFFIX = (
 )
 
 
+_FENCE = "```"
+_PATTERN = re.compile(r"```(?:json\s+)?(\W.*?)```", re.DOTALL)
+"""LangChain's pattern of the fenced blob; it is quadratic on an unclosed "```json" and spaces,
+so unless a parser is given another pattern, `_fenced_blob` finds the same group by a scan."""
+
+
+def _is_word(char: str) -> bool:
+    """Whether `re`'s `\\w` matches `char` (a letter, digit or underscore, any script)."""
+    return char.isalnum() or char == "_"
+
+
+def _fenced_blob(text: str) -> str | None:
+    """Group 1 of `_PATTERN.search(text)`, in linear time: after the first "```" that opens a
+    blob, the text from its first non-word character up to the next "```"."""
+    at = text.find(_FENCE)
+    while at != -1:
+        body = at + len(_FENCE)
+        if text.startswith("json", body):  # `json\s+` then `\W`, giving back spaces if need be
+            spaces = end = body + 4
+            while end < len(text) and text[end].isspace():
+                end += 1
+            if end > spaces and end < len(text) and not _is_word(text[end]):
+                closed = text.find(_FENCE, end + 1)
+                if closed != -1:
+                    return text[end:closed]
+            if end - spaces >= 2:  # the last space as the `\W`: a fence may start right after
+                closed = text.find(_FENCE, end)
+                return text[end - 1 : closed] if closed != -1 else None
+        elif body < len(text) and not _is_word(text[body]):
+            closed = text.find(_FENCE, body + 1)
+            return text[body:closed] if closed != -1 else None
+        at = text.find(_FENCE, at + 1)
+    return None
+
+
 class StructuredChatOutputParser(AgentOutputParser):
     """The fenced JSON blob as an action (`"Final Answer"` finishes); no fence: the text is the
     answer."""
 
     format_instructions: str = FORMAT_INSTRUCTIONS
-    pattern: re.Pattern[str] = re.compile(r"```(?:json\s+)?(\W.*?)```", re.DOTALL)
+    pattern: re.Pattern[str] = _PATTERN
 
     def get_format_instructions(self) -> str:
         """The structured-chat format instructions."""
@@ -68,10 +103,10 @@ class StructuredChatOutputParser(AgentOutputParser):
     def parse(self, text: str) -> AgentAction | AgentFinish:
         """An action, a finish, or OutputParserException for a bad blob."""
         try:
-            match = self.pattern.search(text)
-            if match is None:
+            blob = self._blob(text)
+            if blob is None:
                 return AgentFinish({"output": text}, text)
-            response: Any = json.loads(match.group(1).strip(), strict=False)
+            response: Any = json.loads(blob.strip(), strict=False)
             if isinstance(response, list):
                 logger.warning("Got multiple action responses: %s", response)  # pyright: ignore[reportUnknownArgumentType]
                 response = cast("list[Any]", response)[0]
@@ -80,6 +115,12 @@ class StructuredChatOutputParser(AgentOutputParser):
             return AgentAction(response["action"], response.get("action_input", {}), text)
         except Exception as exc:
             raise OutputParserException(f"Could not parse LLM output: {text}") from exc
+
+    def _blob(self, text: str) -> str | None:
+        if self.pattern is _PATTERN:
+            return _fenced_blob(text)
+        match = self.pattern.search(text)  # a pattern of the user's: theirs to keep linear
+        return None if match is None else match.group(1)
 
     @property
     def _type(self) -> str:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -84,6 +83,20 @@ def format_xml(
     return log
 
 
+def _between(text: str, start: str, end: str) -> list[str]:
+    """What `re.findall(f"{start}(.*?){end}", text, re.DOTALL)` finds, in linear time (the regex
+    is quadratic on an unclosed `start` repeated): each `start` up to the next `end`."""
+    found: list[str] = []
+    at = text.find(start)
+    while at != -1:
+        closed = text.find(end, at + len(start))
+        if closed == -1:
+            break
+        found.append(text[at + len(start) : closed])
+        at = text.find(start, closed + len(end))
+    return found
+
+
 class XMLAgentOutputParser(AgentOutputParser):
     """`<tool>name</tool><tool_input>x</tool_input>` is an action, `<final_answer>` a finish."""
 
@@ -97,14 +110,14 @@ class XMLAgentOutputParser(AgentOutputParser):
 
     def parse(self, text: str) -> AgentAction | AgentFinish:
         """An action, a finish, or ValueError for malformed XML."""
-        tools = re.findall(r"<tool>(.*?)</tool>", text, re.DOTALL)
+        tools = _between(text, "<tool>", "</tool>")
         if tools:
             if len(tools) != 1:
                 raise ValueError(
                     "Malformed tool invocation: expected exactly one <tool> block, but found "
                     f"{len(tools)}."
                 )
-            inputs = re.findall(r"<tool_input>(.*?)</tool_input>", text, re.DOTALL)
+            inputs = _between(text, "<tool_input>", "</tool_input>")
             if len(inputs) > 1:
                 raise ValueError(
                     "Malformed tool invocation: expected at most one <tool_input> block, but "
@@ -113,7 +126,7 @@ class XMLAgentOutputParser(AgentOutputParser):
             tool_input = inputs[0] if inputs else ""
             return AgentAction(self._clean(tools[0]), self._clean(tool_input), text)
         if "<final_answer>" in text and "</final_answer>" in text:
-            answers = re.findall(r"<final_answer>(.*?)</final_answer>", text, re.DOTALL)
+            answers = _between(text, "<final_answer>", "</final_answer>")
             if len(answers) != 1:
                 raise ValueError(
                     "Malformed output: expected exactly one <final_answer>...</final_answer> block."

@@ -42,7 +42,7 @@ class _Status:
 
     def __rich__(self) -> RenderableType:
         d = self.display
-        label = f"{d.activity} {time.monotonic() - d.activity_start:.1f}s"
+        label = inert(f"{d.activity} {time.monotonic() - d.activity_start:.1f}s")
         spinner = Spinner("dots", text=Text(label, style="cyan"))
         if not d.buffer:
             return spinner

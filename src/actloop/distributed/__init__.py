@@ -3,10 +3,10 @@
 Ray is imported when a runner starts, never by `import actloop.distributed`.
 """
 
-from actloop.distributed.ray import RayRunner, RunHandle
+from actloop.distributed.ray import RayRunner, RunHandle, RunnerShutdownError
 
-__all__ = ["RayRunner", "RunHandle"]
+__all__ = ["RayRunner", "RunHandle", "RunnerShutdownError"]
 
-for _cls in (RayRunner, RunHandle):
+for _cls in (RayRunner, RunHandle, RunnerShutdownError):
     _cls.__module__ = __name__
 del _cls

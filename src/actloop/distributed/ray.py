@@ -20,11 +20,11 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from actloop.checkpoint import BaseCheckpointer, LeaseHeldError, connect
-from actloop.exceptions import ConfigurationError
+from actloop.exceptions import ActloopError, ConfigurationError
 from actloop.serialization import loads
 from actloop.tracing import inject_context
 
-__all__ = ["RayRunner", "RunHandle"]
+__all__ = ["RayRunner", "RunHandle", "RunnerShutdownError"]
 
 _RETRIES = 20
 """How often a run is sent again after its worker died, before the error is raised."""
@@ -101,6 +101,18 @@ class Worker:
         return await self.executor.aresume(thread_id, **(decisions or {}))
 
 
+class RunnerShutdownError(ActloopError, RuntimeError):
+    """The `RayRunner` was shut down with this run in flight (or before it was sent): its journal
+    stays in the store, so a new runner's `resume(thread_id)` goes on with it."""
+
+    def __init__(self, thread_id: str) -> None:
+        super().__init__(
+            f"the RayRunner was shut down before run {thread_id!r} finished; resume it with a "
+            "new runner: RayRunner(...).resume(thread_id)"
+        )
+        self.thread_id = thread_id
+
+
 class RunHandle:
     """One run sent to the cluster: its `result`, `status` and `cancel`."""
 
@@ -126,7 +138,9 @@ class RunHandle:
         while True:
             try:
                 return ray.get(self._ref, timeout=timeout)
-            except lost:
+            except lost as exc:
+                if not self.runner.workers and not self.cancelled:
+                    raise RunnerShutdownError(self.thread_id) from exc
                 if self.cancelled or self.attempts > _RETRIES:
                     raise
                 self.attempts += 1
@@ -191,6 +205,8 @@ class RayRunner:
         trace: dict[str, str] | None = None,
     ) -> Any:
         """Send one run to the next worker (with the caller's trace context); its Ray object ref."""
+        if not self.workers:
+            raise RunnerShutdownError(thread_id)
         worker = self.workers[next(self._next)]
         return worker.run.remote(thread_id, inputs, decisions, trace)
 
@@ -241,7 +257,8 @@ class RayRunner:
         return results
 
     def shutdown(self) -> None:
-        """Stop the workers (runs in flight are left to be resumed)."""
+        """Stop the workers. Runs in flight are left to be resumed: their handles' `result()`
+        raises `RunnerShutdownError`, as do `submit` and `resume` from now on."""
         ray = _ray()
         for worker in self.workers:
             ray.kill(worker, no_restart=True)

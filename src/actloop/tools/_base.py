@@ -19,6 +19,7 @@ from actloop.callbacks._manager import CallbackManager, RunManager, configure
 from actloop.exceptions import ConfigurationError, ToolException
 from actloop.runnables._base import Runnable
 from actloop.runnables._config import RunnableConfig
+from actloop.runnables._deadlines import Deadline, wait_one, within
 from actloop.tools import _schema
 from actloop.tools._calls import (
     Injection,
@@ -62,6 +63,21 @@ def _public_fields(cls: type) -> frozenset[str]:
     return names
 
 
+def timed_out(name: str, timeout: float | None) -> str:
+    """The observation of a call that outlived its tool's `timeout`."""
+    return f"Tool {name!r} timed out after {timeout:g} s."
+
+
+def _check_timeout(name: str, timeout: Any) -> None:
+    """A tool's `timeout` must be a positive, finite number of seconds."""
+    ok = isinstance(timeout, int | float) and not isinstance(timeout, bool)
+    if not ok or not 0 < timeout < float("inf"):
+        raise ConfigurationError(
+            f"tool {name!r} has timeout={timeout!r}; pass a positive number of seconds, or None "
+            "for no limit"
+        )
+
+
 class BaseTool(Runnable[Any, Any]):
     """A tool an agent can call; subclasses implement `_run` and optionally `_arun`."""
 
@@ -89,6 +105,10 @@ class BaseTool(Runnable[Any, Any]):
     """Safe to run twice: a durable run re-runs a call that was in flight at a crash only if so."""
     requires_approval: bool = False
     """A durable run pauses before this tool runs until a person approves (`executor.resume`)."""
+    timeout: float | None = None
+    """Seconds one call may take (None: no limit of its own). A call still running then is given
+    up on, as the run's deadline does (a sync one abandoned on its worker, an async one
+    cancelled), and the model gets the observation `Tool 'NAME' timed out after N s.`"""
 
     def __init__(self, **kwargs: Any) -> None:
         fields = _public_fields(type(self))
@@ -100,6 +120,8 @@ class BaseTool(Runnable[Any, Any]):
             raise ConfigurationError(
                 f"{type(self).__name__} needs a name; pass name=... or set the class attribute"
             )
+        if self.timeout is not None:
+            _check_timeout(self.name, self.timeout)
         schema = self.args_schema
         if (
             schema is not None
@@ -312,9 +334,16 @@ class BaseTool(Runnable[Any, Any]):
             return self._invalid(exc)
         try:
             # in a copy of the caller's context, as LangChain does: what the tool sets stays there
-            response = contextvars.copy_context().run(self._run, *args, **kwargs)
+            if self.timeout is None:
+                response = contextvars.copy_context().run(self._run, *args, **kwargs)
+            else:
+                context = contextvars.copy_context()
+                call = functools.partial(context.run, self._run, *args, **kwargs)
+                response = wait_one(call, (), self.timeout)
         except ToolException as exc:
             return self._handled(exc)
+        except Deadline:
+            return (timed_out(self.name, self.timeout), None, "error")
         return self._outcome(response)
 
     async def _aexecute(
@@ -333,9 +362,14 @@ class BaseTool(Runnable[Any, Any]):
         except InvalidArguments as exc:
             return self._invalid(exc)
         try:
-            response = await self._arun(*args, **kwargs)
+            if self.timeout is None:
+                response = await self._arun(*args, **kwargs)
+            else:
+                response = await within(self._arun(*args, **kwargs), self.timeout)
         except ToolException as exc:
             return self._handled(exc)
+        except Deadline:
+            return (timed_out(self.name, self.timeout), None, "error")
         return self._outcome(response)
 
     def run(

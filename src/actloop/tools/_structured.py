@@ -183,6 +183,7 @@ def tool(
     extras: dict[str, Any] | None = None,
     idempotent: bool = True,
     requires_approval: bool = False,
+    timeout: float | None = None,
 ) -> BaseTool: ...
 
 
@@ -200,6 +201,7 @@ def tool(
     extras: dict[str, Any] | None = None,
     idempotent: bool = True,
     requires_approval: bool = False,
+    timeout: float | None = None,
 ) -> Callable[[Callable[..., Any]], BaseTool]: ...
 
 
@@ -216,8 +218,11 @@ def tool(
     extras: dict[str, Any] | None = None,
     idempotent: bool = True,
     requires_approval: bool = False,
+    timeout: float | None = None,
 ) -> BaseTool | Callable[[Callable[..., Any]], BaseTool]:
-    """Make a tool from a function: `@tool`, `@tool("name")`, `@tool(return_direct=True)`, ..."""
+    """Make a tool from a function: `@tool`, `@tool("name")`, `@tool(return_direct=True)`, ...
+
+    `timeout` (seconds) bounds each call: see `BaseTool.timeout`."""
     options: dict[str, Any] = {
         "description": description,
         "return_direct": return_direct,
@@ -229,6 +234,7 @@ def tool(
         "extras": extras,
         "idempotent": idempotent,
         "requires_approval": requires_approval,
+        "timeout": timeout,
     }
 
     def factory(tool_name: str) -> Callable[[Callable[..., Any]], BaseTool]:
@@ -266,4 +272,5 @@ def _make_tool(fn: Callable[..., Any], name: str, options: dict[str, Any]) -> Ba
         extras=options["extras"],
         idempotent=options["idempotent"],
         requires_approval=options["requires_approval"],
+        timeout=options["timeout"],
     )

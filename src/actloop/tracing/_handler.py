@@ -23,6 +23,7 @@ from opentelemetry import propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from actloop.callbacks import BaseCallbackHandler
+from actloop.exceptions import OutputParserException
 from actloop.tracing._content import input_messages, output_messages, response_attributes
 from actloop.tracing._propagation import extract_context
 
@@ -107,11 +108,33 @@ class _Run:
         self.token = token
 
 
-def _fail(span: Span, error: BaseException) -> None:
-    """Record `error` on `span`: error.type, an exception event and an ERROR status."""
+_UNPARSED = "the agent's output could not be parsed (its text is kept out without content capture)"
+"""What a span says of a parse error that ended the run, in place of its message (which quotes the
+model's reply) when content is not captured."""
+
+
+def _quotes_the_reply(error: BaseException) -> bool:
+    """A parse error, or the executor's error for one: its message holds the model's reply."""
+    return isinstance(error, OutputParserException) or isinstance(
+        error.__cause__, OutputParserException
+    )
+
+
+def _fail(span: Span, error: BaseException, capture_content: bool) -> None:
+    """Record `error` on `span`: error.type, an exception event and an ERROR status. Without
+    content capture a parse error's message (the model's reply) is left out of all three."""
     span.set_attribute("error.type", type(error).__qualname__)
-    span.record_exception(error)
-    span.set_status(Status(StatusCode.ERROR, f"{type(error).__name__}: {error}"))
+    if capture_content or not _quotes_the_reply(error):
+        span.record_exception(error)
+        span.set_status(Status(StatusCode.ERROR, f"{type(error).__name__}: {error}"))
+        return
+    import traceback
+
+    stack = "".join(traceback.format_tb(error.__traceback__)) + type(error).__qualname__
+    span.record_exception(
+        error, attributes={"exception.message": _UNPARSED, "exception.stacktrace": stack}
+    )
+    span.set_status(Status(StatusCode.ERROR, f"{type(error).__name__}: {_UNPARSED}"))
 
 
 def _detach(token: Token[Context] | None) -> None:
@@ -214,7 +237,7 @@ class SpanHandler(BaseCallbackHandler):
             if previous.get_span_context().is_valid:
                 span.add_link(previous.get_span_context(), {"actloop.link": "resumes"})
         if error is not None:
-            _fail(span, error)
+            _fail(span, error, self.capture_content)
         span.end()
 
     def on_agent_action(self, action: Any, *, run_id: UUID, **kwargs: Any) -> None:
@@ -287,7 +310,7 @@ class SpanHandler(BaseCallbackHandler):
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         record = self._runs.pop(run_id, None)
         if record is not None and record.span is not None:
-            _fail(record.span, error)
+            _fail(record.span, error, self.capture_content)
             record.span.end()
 
     # -- tool calls ------------------------------------------------------------------------------
@@ -346,7 +369,7 @@ class SpanHandler(BaseCallbackHandler):
         record = self._runs.pop(run_id, None)
         if record is None or record.span is None:
             return
-        _fail(record.span, error)
+        _fail(record.span, error, self.capture_content)
         record.span.end()
         _detach(record.token)
 
