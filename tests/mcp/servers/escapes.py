@@ -1,5 +1,6 @@
-"""An MCPServer (mcp 2.x) whose own name and whose one tool's name hold terminal escape sequences (an
-OSC window-title write and a clear-screen); the tool naps so the live display's spinner shows it."""
+"""An MCPServer (mcp 2.x) whose own name and whose one tool's name hold terminal escape sequences
+(an OSC window-title write and a clear-screen); the tool naps so the live display's spinner
+shows it."""
 
 from __future__ import annotations
 
