@@ -98,6 +98,7 @@ from actloop.runnables import (
     RunnableParallel,
     RunnablePassthrough,
     RunnableSequence,
+    RunnableWithMessageHistory,
     add,
     run_in_executor,
 )
@@ -323,6 +324,7 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "RunnableParallel",
     "RunnablePassthrough",
     "RunnableSequence",
+    "RunnableWithMessageHistory",
     "SelfAskOutputParser",
     "SelfAskWithSearchAgent",
     "SerializationError",

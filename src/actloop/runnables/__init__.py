@@ -16,6 +16,7 @@ from actloop.runnables._compose import (
     RunnableSequence,
 )
 from actloop.runnables._config import RunnableConfig, ensure_config, merge_configs
+from actloop.runnables._history import RunnableWithMessageHistory
 from actloop.runnables._log import RunLog, RunLogPatch
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "RunnableParallel",
     "RunnablePassthrough",
     "RunnableSequence",
+    "RunnableWithMessageHistory",
     "add",
     "coerce_to_runnable",
     "ensure_config",
