@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from actloop import AgentAction, AgentExecutor, AgentFinish, Tool
+from actloop import AgentAction, AgentExecutor, AgentFinish, Tool, exceptions
 from actloop.checkpoint import SqliteCheckpointer
 from actloop.exceptions import ActloopDeprecationWarning
 from actloop.memory import (
@@ -22,7 +22,6 @@ from actloop.memory import (
     ConversationBufferWindowMemory,
     SimpleMemory,
 )
-from actloop.memory import _base as memory_base
 from actloop.messages import AIMessage, BaseMessage, HumanMessage
 from actloop.testing import ScriptedAgent
 
@@ -185,14 +184,16 @@ def test_combined_memory_refuses_a_variable_twice() -> None:
 
 
 def test_memory_classes_warn_once_with_langchains_text() -> None:
-    memory_base._WARNED.discard("ConversationBufferWindowMemory")  # pyright: ignore[reportPrivateUsage]
+    exceptions._WARNED.discard("ConversationBufferWindowMemory")  # pyright: ignore[reportPrivateUsage]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ConversationBufferWindowMemory()
         ConversationBufferWindowMemory()
-    assert [(w.category, str(w.message)) for w in caught] == [
+    assert [
+        (issubclass(w.category, ActloopDeprecationWarning), str(w.message)) for w in caught
+    ] == [
         (
-            ActloopDeprecationWarning,
+            True,
             "The class `ConversationBufferWindowMemory` was deprecated in LangChain 0.3.1 and "
             "will be removed in 2.0.0. Use `langchain.agents.create_agent` instead. For agents "
             "that need to remember prior interactions, use `create_agent` with checkpointing or "

@@ -11,6 +11,7 @@ from typing import Any, cast
 from actloop.callbacks import Callbacks
 from actloop.callbacks._handlers import get_colored_text
 from actloop.callbacks._manager import CallbackManager
+from actloop.exceptions import called_by_user, warn_deprecated
 from actloop.memory._runs import aload_into, asave_run, load_into, one_input_key, save_run
 from actloop.messages import BaseMessage
 from actloop.prompts import BasePromptTemplate
@@ -19,6 +20,11 @@ from actloop.runnables._config import RunnableConfig, child_config, ensure_confi
 from actloop.runnables._foreign import adopt
 
 __all__ = ["LLMChain"]
+
+LLMCHAIN_DEPRECATION = (
+    "The class `LLMChain` was deprecated in LangChain 0.1.17 and will be removed in 2.0.0. "
+    "Use `RunnableSequence, e.g., `prompt | llm`` instead."
+)
 
 
 def _shown(prompt: Any) -> str:
@@ -50,6 +56,8 @@ class LLMChain(Runnable[dict[str, Any], dict[str, Any]]):
         name: str | None = None,
         memory: Any = None,
     ) -> None:
+        if called_by_user():
+            warn_deprecated("LLMChain", LLMCHAIN_DEPRECATION)
         self.llm: Runnable[Any, Any] = adopt(llm)  # a LangChain model is wrapped
         self.prompt = prompt
         self.output_key = output_key

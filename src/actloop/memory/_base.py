@@ -8,7 +8,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from actloop.chat_history import BaseChatMessageHistory, InMemoryChatMessageHistory
-from actloop.exceptions import ActloopDeprecationWarning
+from actloop.exceptions import warn_deprecated
 from actloop.messages import AIMessage, HumanMessage
 from actloop.runnables._foreign import adopt_messages, is_langchain
 
@@ -20,20 +20,12 @@ MEMORY_ADDENDUM = (
     "https://docs.langchain.com/oss/python/langchain/short-term-memory and "
     "https://docs.langchain.com/oss/python/langchain/long-term-memory"
 )
-_WARNED: set[str] = set()
 
 
 def warn_deprecated_class(name: str, since: str = "0.3.1", addendum: str = MEMORY_ADDENDUM) -> None:
     """LangChain's deprecation warning for the class `name`, once per class and process."""
-    if name in _WARNED:
-        return
-    _WARNED.add(name)
-    warnings.warn(
-        f"The class `{name}` was deprecated in LangChain {since} and will be removed in "
-        f"2.0.0. {addendum}",
-        ActloopDeprecationWarning,
-        stacklevel=4,
-    )
+    text = f"The class `{name}` was deprecated in LangChain {since} and will be removed in 2.0.0."
+    warn_deprecated(name, f"{text} {addendum}", stacklevel=5)
 
 
 def get_prompt_input_key(inputs: dict[str, Any], memory_variables: list[str]) -> str:

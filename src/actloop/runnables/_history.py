@@ -8,20 +8,16 @@ names other keys); `get_session_history` returns its `BaseChatMessageHistory`.
 from __future__ import annotations
 
 import inspect
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from actloop.chat_history import BaseChatMessageHistory
-from actloop.exceptions import ActloopDeprecationWarning
+from actloop.exceptions import warn_deprecated
 from actloop.messages import AIMessage, BaseMessage, HumanMessage
 from actloop.runnables._base import Runnable, coerce_to_runnable
 from actloop.runnables._config import RunnableConfig
 
 __all__ = ["RunnableWithMessageHistory"]
-
-_WARNED: list[bool] = []
-"""Whether the deprecation warning was given (once a process, as langchain-core does)."""
 
 
 def _pick(value: dict[str, Any], key: str | None, default: str) -> Any:
@@ -82,14 +78,11 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         history_messages_key: str | None = None,
         history_factory_config: Sequence[Any] | None = None,
     ) -> None:
-        if not _WARNED:
-            _WARNED.append(True)
-            warnings.warn(
-                "RunnableWithMessageHistory is deprecated. Use LangGraph's built-in "
-                "persistence instead.",
-                ActloopDeprecationWarning,
-                stacklevel=2,
-            )
+        warn_deprecated(
+            "RunnableWithMessageHistory",
+            "RunnableWithMessageHistory is deprecated. Use LangGraph's built-in persistence "
+            "instead.",
+        )
         self.runnable: Runnable[Any, Any] = coerce_to_runnable(runnable)
         self.get_session_history = get_session_history
         self.input_messages_key = input_messages_key
