@@ -127,3 +127,42 @@ def test_deprecation_warnings_match_langchain() -> None:
     assert ours == ref
     assert len(ours) == 5
     assert all(line.startswith("True ") for line in ours)
+
+
+def _prompts(lib: str) -> list[Any]:
+    import langchain_core.prompts as lc_prompts
+
+    import actloop.prompts as our_prompts
+
+    mod: Any = our_prompts if lib == "ours" else lc_prompts
+    return [
+        mod.PromptTemplate.from_template("Hi {name}"),
+        mod.HumanMessagePromptTemplate.from_template("{input}"),
+        mod.SystemMessagePromptTemplate.from_template("Be {x}"),
+        mod.AIMessagePromptTemplate.from_template("ok"),
+        mod.MessagesPlaceholder(variable_name="chat_history"),
+        mod.MessagesPlaceholder(variable_name="h", optional=True),
+        mod.ChatPromptTemplate.from_messages([("system", "Be brief."), ("human", "{input}")]),
+        mod.ChatPromptTemplate.from_template("Tell {x}"),
+    ]
+
+
+def test_str_and_repr_of_prompts_match_langchain() -> None:
+    """A chat prompt with a placeholder differs only in `input_types`, where langchain-core shows
+    pydantic's annotated message union (with a function's address); actloop keeps no types."""
+    ours = [(str(p), repr(p)) for p in _prompts("ours")]
+    ref = [(str(p), repr(p)) for p in _prompts("ref")]
+    assert ours == ref
+    assert ours[1][0] == (
+        "prompt=PromptTemplate(input_variables=['input'], input_types={}, partial_variables={}, "
+        "template='{input}') additional_kwargs={}"
+    )
+
+
+def test_str_of_messages_and_agent_actions_match_langchain() -> None:
+    from langchain_core.agents import AgentAction as LcAgentAction
+
+    from actloop import AgentAction
+
+    assert str(AgentAction("t", "i", "l")) == str(LcAgentAction(tool="t", tool_input="i", log="l"))
+    assert str(_reply("ours", "x")) == str(_reply("ref", "x"))
