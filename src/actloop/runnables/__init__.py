@@ -1,5 +1,7 @@
 """The Runnable protocol: invoke, stream, batch and their async twins, composed with `|`."""
 
+from typing import TYPE_CHECKING, Any
+
 from actloop.runnables._base import (
     Runnable,
     RunnableBinding,
@@ -16,8 +18,10 @@ from actloop.runnables._compose import (
     RunnableSequence,
 )
 from actloop.runnables._config import RunnableConfig, ensure_config, merge_configs
-from actloop.runnables._history import RunnableWithMessageHistory
 from actloop.runnables._log import RunLog, RunLogPatch
+
+if TYPE_CHECKING:  # loaded on first use (__getattr__ below)
+    from actloop.runnables._history import RunnableWithMessageHistory
 
 __all__ = [
     "AddableDict",
@@ -38,3 +42,13 @@ __all__ = [
     "merge_configs",
     "run_in_executor",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`RunnableWithMessageHistory` loads on first use (its chat history module with it)."""
+    if name != "RunnableWithMessageHistory":
+        raise AttributeError(f"module 'actloop.runnables' has no attribute {name!r}")
+    from actloop.runnables._history import RunnableWithMessageHistory
+
+    globals()[name] = RunnableWithMessageHistory
+    return RunnableWithMessageHistory

@@ -142,3 +142,6 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         output = await self.runnable.ainvoke(entered, config)
         await history.aadd_messages(self._new(input, output))
         return output
+
+
+RunnableWithMessageHistory.__module__ = "actloop.runnables"  # loaded lazily: pinned here
