@@ -32,6 +32,7 @@ PUBLIC_PACKAGES = [
     "actloop.callbacks",
     "actloop.checkpoint",
     "actloop.executor",
+    "actloop.memory",
     "actloop.messages",
     "actloop.prompts",
     "actloop.runnables",
@@ -103,6 +104,7 @@ ROOT_ENTRIES = {
     *("react.py", "tool_calling.py", "json_agent.py", "format_scratchpad.py", "classic"),
     *("messages", "serialization", "runnables", "callbacks", "prompts", "tools", "models"),
     *("executor", "checkpoint", "distributed", "server", "mcp", "tracing", "integrations", "cli"),
+    *("memory", "chat_history.py"),
 }
 
 

@@ -143,7 +143,8 @@ def test_equality_and_repr() -> None:
     assert PromptTemplate.from_template("{a}") == PromptTemplate(template="{a}")
     assert PromptTemplate.from_template("{a}") != PromptTemplate.from_template("{b}")
     assert repr(PromptTemplate.from_template("{a}")) == (
-        "PromptTemplate(input_variables=['a'], partial_variables={}, template='{a}')"
+        "PromptTemplate(input_variables=['a'], input_types={}, partial_variables={}, "
+        "template='{a}')"
     )
 
 
@@ -157,7 +158,7 @@ def test_custom_string_prompt_template() -> None:
     p = Upper(template="say {x}", input_variables=["x"])
     assert p.invoke({"x": "hi"}) == StringPromptValue("SAY HI")
     assert p.partial(x="yo").invoke({}) == StringPromptValue("SAY YO")
-    assert repr(p) == "Upper(input_variables=['x'], partial_variables={})"
+    assert repr(p) == "Upper(input_variables=['x'], input_types={}, partial_variables={})"
 
 
 async def test_ainvoke_string_prompt() -> None:

@@ -50,6 +50,7 @@ NOT_AT_TOP = {
     "ToolCallChunk",
     "UsageMetadata",
     "attach_steps",
+    "called_by_user",
     "coerce_to_runnable",
     "convert_to_messages",
     "convert_to_openai_function",
@@ -61,6 +62,7 @@ NOT_AT_TOP = {
     "parse_ai_message_to_openai_tool_action",
     "parse_ai_message_to_tool_action",
     "print_text",
+    "warn_deprecated",
 }
 
 

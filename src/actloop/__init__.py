@@ -163,6 +163,7 @@ if TYPE_CHECKING:  # the lazy names below, for type checkers
         GenerationChunk,
         LLMResult,
     )
+    from actloop.runnables import RunnableWithMessageHistory
 
 __version__ = "0.1.0"
 
@@ -185,7 +186,7 @@ def _pin_public_modules() -> None:
     for package in _PUBLIC_PACKAGES:
         module = sys.modules[package]
         for name in module.__all__:
-            obj = getattr(module, name)
+            obj = module.__dict__.get(name)  # a package's lazy name pins its own module
             where = getattr(obj, "__module__", None)
             if isinstance(where, str) and where.startswith(f"{package}._"):
                 obj.__module__ = package
@@ -195,6 +196,7 @@ _pin_public_modules()
 
 _LAZY = {
     "Agent": "actloop.classic",
+    "RunnableWithMessageHistory": "actloop.runnables",
     "AgentType": "actloop.classic",
     "BaseLLM": "actloop.llms",
     "ChatAgent": "actloop.classic",
@@ -323,6 +325,7 @@ __all__ = [  # noqa: RUF022 - plain sorted() order, as tests/test_public_api.py 
     "RunnableParallel",
     "RunnablePassthrough",
     "RunnableSequence",
+    "RunnableWithMessageHistory",
     "SelfAskOutputParser",
     "SelfAskWithSearchAgent",
     "SerializationError",

@@ -12,7 +12,10 @@ When an exception escapes an `AgentExecutor` run it keeps its type, and the step
 are attached to it as `exc.intermediate_steps` (see `attach_steps`), so nothing done is lost.
 
 `ActloopDeprecationWarning` (a DeprecationWarning, not an error) marks LangChain's deprecated
-APIs kept for compatibility (`executor.run`, `initialize_agent`, ...).
+APIs kept for compatibility (`executor.run`, `initialize_agent`, ...), with LangChain's texts and
+once a process for each API (`warn_deprecated`). When langchain-core is already loaded the
+category given is a subclass of both ActloopDeprecationWarning and LangChain's
+`LangChainDeprecationWarning`, so warning filters written for either keep working.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ __all__ = [
     "SerializationError",
     "ToolException",
     "attach_steps",
+    "called_by_user",
+    "warn_deprecated",
 ]
 
 
@@ -38,6 +43,51 @@ class ActloopError(Exception):
 
 class ActloopDeprecationWarning(DeprecationWarning):
     """A deprecated LangChain API, kept so code ported from LangChain runs unchanged."""
+
+
+_WARNED: set[str] = set()
+_CATEGORIES: dict[type, type[DeprecationWarning]] = {}
+
+
+def _category() -> type[DeprecationWarning]:
+    """`ActloopDeprecationWarning`; once langchain-core is loaded (its users' filters name its
+    `LangChainDeprecationWarning`), a subclass of both, so filters on either category apply.
+    Nothing of LangChain is imported for it: only a module the process already loaded is used."""
+    import sys
+
+    module = sys.modules.get("langchain_core._api.deprecation")
+    lc = getattr(module, "LangChainDeprecationWarning", None)
+    if not isinstance(lc, type) or not issubclass(lc, DeprecationWarning):
+        return ActloopDeprecationWarning
+    if lc not in _CATEGORIES:
+        both = type("ActloopDeprecationWarning", (ActloopDeprecationWarning, lc), {})
+        both.__module__ = __name__
+        both.__doc__ = ActloopDeprecationWarning.__doc__
+        _CATEGORIES[lc] = both
+    return _CATEGORIES[lc]
+
+
+def called_by_user(depth: int = 2) -> bool:
+    """Whether the caller `depth` frames up is outside actloop: LangChain warns of a deprecated
+    class only when the user's code builds it, not when its own code does."""
+    import inspect
+
+    frame = inspect.currentframe()
+    for _ in range(depth):
+        frame = frame.f_back if frame is not None else None
+    name = str(frame.f_globals.get("__name__", "")) if frame is not None else ""
+    return not (name == "actloop" or name.startswith("actloop."))
+
+
+def warn_deprecated(key: str, message: str, stacklevel: int = 3) -> None:
+    """LangChain's deprecation warning `message`, once a process for each `key` (as LangChain
+    warns once for each deprecated class, function or method)."""
+    if key in _WARNED:
+        return
+    _WARNED.add(key)
+    import warnings
+
+    warnings.warn(message, _category(), stacklevel=stacklevel)
 
 
 class SerializationError(ActloopError, ValueError):

@@ -156,9 +156,9 @@ def test_llm_chain_with_a_langchain_llm_matches_langchain() -> None:
     ours_llm = LcRecordingLLM(responses=["Paris"], calls=[])
     ref_llm = LcRecordingLLM(responses=["Paris"], calls=[])
     template = "Capital of {country}?"
-    ours = LLMChain(llm=ours_llm, prompt=PromptTemplate.from_template(template))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)  # both warn, as LangChain does
+        ours = LLMChain(llm=ours_llm, prompt=PromptTemplate.from_template(template))
         ref = LcLLMChain(llm=ref_llm, prompt=LcPromptTemplate.from_template(template))
     inputs = {"country": "France", "stop": ["\n"]}
     assert ours.predict(**inputs) == ref.predict(**inputs) == "Paris"

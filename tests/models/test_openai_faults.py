@@ -92,6 +92,7 @@ def test_invoke_sends_the_request_and_reads_the_reply(server: LoopbackServer) ->
         "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}],
         "temperature": 0.5,
         "max_tokens": 20,
+        "stream": False,
     }
 
 
@@ -123,7 +124,8 @@ def test_stream_yields_tokens_and_tool_call_deltas_that_sum_to_the_reply(
     server.script(
         message("Let me add", [{"id": "call_1", "name": "add", "arguments": '{"a": 1, "b": 2}'}])
     )
-    chunks = list(model(server).stream("add 1 and 2", stop=["END"]))
+    # stream_usage is on by default only for OpenAI's own URL (as in langchain-openai)
+    chunks = list(model(server, stream_usage=True).stream("add 1 and 2", stop=["END"]))
     assert [c.content for c in chunks] == ["", "Let", " me", " add", "", "", "", "", ""]
     assert [c.tool_call_chunks for c in chunks[4:6]] == [
         [{"name": "add", "args": '{"a":', "id": "call_1", "index": 0, "type": "tool_call_chunk"}],
@@ -153,9 +155,11 @@ def test_stream_yields_tokens_and_tool_call_deltas_that_sum_to_the_reply(
 
 
 def test_stream_usage_false_asks_for_no_usage_chunk(server: LoopbackServer) -> None:
-    server.script(message("Hi"))
+    server.script(message("Hi"), message("Hi"))
     chunks = list(model(server, stream_usage=False).stream("hi"))
     assert "stream_options" not in server.bodies[0]
+    list(model(server).stream("hi"))  # a custom base URL: off unless asked, as langchain-openai
+    assert "stream_options" not in server.bodies[1]
     assert (chunks[0] + chunks[1:]).usage_metadata is None
 
 

@@ -119,7 +119,13 @@ def test_settings_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     llm = ChatOpenAI("gpt-x", max_tokens=5, model_kwargs={"top_k": 3})
     assert (llm.model, llm.model_name, llm.base_url) == ("gpt-x", "gpt-x", "http://127.0.0.1:9/v1")
     assert llm.api_key.get_secret_value() == "sk-env"
-    assert (llm.max_retries, llm.timeout, llm.stream_usage, llm.streaming) == (2, None, True, False)
+    # a base URL (here from the environment): no usage chunk asked for, as in langchain-openai
+    assert (llm.max_retries, llm.timeout, llm.stream_usage, llm.streaming) == (
+        2,
+        None,
+        False,
+        False,
+    )
     assert llm._identifying_params() == {"model_name": "gpt-x", "max_tokens": 5, "top_k": 3}  # pyright: ignore[reportPrivateUsage]
     explicit = ChatOpenAI(api_key="sk-arg", base_url="http://127.0.0.1:10/v1")
     assert explicit.api_key.get_secret_value() == "sk-arg"

@@ -299,8 +299,14 @@ class StdOutCallbackHandler(BaseCallbackHandler):
         self.color = color
 
     def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
+        # LangChain's rule: a `name` given, even None (what `iter` and `stream` give), is shown
         info: Mapping[str, Any] = serialized or {}
-        name = kwargs.get("name") or info.get("name") or "<unknown>"
+        if "name" in kwargs:
+            name = kwargs["name"]
+        elif info:
+            name = info.get("name", info.get("id", ["<unknown>"])[-1])
+        else:
+            name = "<unknown>"
         print(f"\n\n\033[1m> Entering new {name} chain...\033[0m")
 
     def on_chain_end(self, outputs: Any, **kwargs: Any) -> None:

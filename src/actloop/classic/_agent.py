@@ -9,17 +9,32 @@ from typing import Any, ClassVar
 from actloop.agents import AgentAction, AgentFinish
 from actloop.callbacks import Callbacks
 from actloop.classic._chain import LLMChain
+from actloop.exceptions import called_by_user, warn_deprecated
 from actloop.executor import BaseSingleActionAgent
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import BasePromptTemplate, PromptTemplate
 from actloop.runnables._base import Runnable
 from actloop.tools import BaseTool
 
-__all__ = ["Agent", "LLMSingleActionAgent", "validate_tools_single_input"]
+__all__ = [
+    "AGENT_DEPRECATION_WARNING",
+    "Agent",
+    "LLMSingleActionAgent",
+    "validate_tools_single_input",
+]
 
 Steps = list[tuple[AgentAction, Any]]
 STOPPED = "Agent stopped due to iteration limit or time limit."
 GENERATE_SUFFIX = "\n\nI now need to return a final answer based on the previous steps:"
+
+AGENT_DEPRECATION_WARNING = (
+    "Use `langchain.agents.create_agent` for new applications. It provides a more flexible "
+    "agent factory with middleware support, structured output, and integration with LangGraph "
+    "for persistence, streaming, and human-in-the-loop workflows. Migration guide: "
+    "https://docs.langchain.com/oss/python/migrate/langchain-v1"
+)
+"""LangChain's text (its `AGENT_DEPRECATION_WARNING`) for `initialize_agent` and the legacy
+agent classes."""
 
 
 def validate_tools_single_input(class_name: str, tools: Sequence[BaseTool]) -> None:
@@ -225,6 +240,8 @@ class LLMSingleActionAgent(BaseSingleActionAgent):
         stop: list[str] | None = None,
         **kwargs: Any,
     ) -> None:
+        if called_by_user():
+            warn_deprecated("LLMSingleActionAgent", AGENT_DEPRECATION_WARNING)
         super().__init__(llm_chain=llm_chain, output_parser=output_parser, **kwargs)
         self.stop = list(stop or [])
 

@@ -6,11 +6,13 @@ the reply text. Chat models and text models both work: a chat reply gives its te
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from actloop.callbacks import Callbacks
 from actloop.callbacks._handlers import get_colored_text
 from actloop.callbacks._manager import CallbackManager
+from actloop.exceptions import called_by_user, warn_deprecated
+from actloop.memory._runs import aload_into, asave_run, load_into, one_input_key, save_run
 from actloop.messages import BaseMessage
 from actloop.prompts import BasePromptTemplate
 from actloop.runnables._base import Runnable, open_chain_run
@@ -18,6 +20,11 @@ from actloop.runnables._config import RunnableConfig, child_config, ensure_confi
 from actloop.runnables._foreign import adopt
 
 __all__ = ["LLMChain"]
+
+LLMCHAIN_DEPRECATION = (
+    "The class `LLMChain` was deprecated in LangChain 0.1.17 and will be removed in 2.0.0. "
+    "Use `RunnableSequence, e.g., `prompt | llm`` instead."
+)
 
 
 def _shown(prompt: Any) -> str:
@@ -47,7 +54,10 @@ class LLMChain(Runnable[dict[str, Any], dict[str, Any]]):
         callback_manager: Callbacks = None,
         verbose: bool = False,
         name: str | None = None,
+        memory: Any = None,
     ) -> None:
+        if called_by_user():
+            warn_deprecated("LLMChain", LLMCHAIN_DEPRECATION)
         self.llm: Runnable[Any, Any] = adopt(llm)  # a LangChain model is wrapped
         self.prompt = prompt
         self.output_key = output_key
@@ -57,6 +67,8 @@ class LLMChain(Runnable[dict[str, Any], dict[str, Any]]):
         self.callbacks = callbacks if callbacks is not None else callback_manager
         self.verbose = verbose
         self.name = name
+        self.memory = memory
+        """Loaded into each call's inputs, saved after it (`actloop.memory`)."""
 
     @property
     def input_keys(self) -> list[str]:
@@ -78,47 +90,71 @@ class LLMChain(Runnable[dict[str, Any], dict[str, Any]]):
             kwargs["stop"] = inputs["stop"]
         return self.prompt.format_prompt(**variables), kwargs
 
+    def _prep(self, input: Any) -> dict[str, Any]:
+        inputs = _as_dict(input, self.input_keys, self.memory)
+        return inputs if self.memory is None else load_into(self.memory, inputs)
+
+    async def _aprep(self, input: Any) -> dict[str, Any]:
+        inputs = _as_dict(input, self.input_keys, self.memory)
+        return inputs if self.memory is None else await aload_into(self.memory, inputs)
+
+    def _final(self, inputs: dict[str, Any], output: dict[str, Any], kwargs: Any) -> Any:
+        return output if kwargs.get("return_only_outputs") else {**inputs, **output}
+
     def invoke(
-        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        """`{output_key: text}` for the prompt filled with `input` (a traced chain run)."""
+        """`{**inputs, output_key: text}` for the prompt filled with `input` (a traced chain
+        run; `return_only_outputs=True`: the output alone)."""
         config = ensure_config(config)
-        prompt, llm_kwargs = self._split(input)
-        run = open_chain_run(self, None, config, input)
+        inputs = self._prep(input)
+        prompt, llm_kwargs = self._split(inputs)
+        run = open_chain_run(self, None, config, inputs)
         if run is None:
-            return {self.output_key: self._parse(self.llm.invoke(prompt, config, **llm_kwargs))}
+            output = {self.output_key: self._parse(self.llm.invoke(prompt, config, **llm_kwargs))}
+            if self.memory is not None:
+                save_run(self.memory, inputs, output)
+            return self._final(inputs, output, kwargs)
         run.flush()
         run.fire("on_text", _shown(prompt), end="\n", verbose=self.verbose)
         try:
             reply = self.llm.invoke(prompt, child_config(config, run.get_child()), **llm_kwargs)
+            output = {self.output_key: self._parse(reply)}
+            if self.memory is not None:
+                save_run(self.memory, inputs, output)
         except BaseException as exc:
             run.fire("on_chain_error", exc)
             raise
-        output = {self.output_key: self._parse(reply)}
         run.fire("on_chain_end", output)
-        return output
+        return self._final(inputs, output, kwargs)
 
     async def ainvoke(
-        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         """Async `invoke`."""
         config = ensure_config(config)
-        prompt, llm_kwargs = self._split(input)
-        run = open_chain_run(self, None, config, input)
+        inputs = await self._aprep(input)
+        prompt, llm_kwargs = self._split(inputs)
+        run = open_chain_run(self, None, config, inputs)
         if run is None:
             reply = await self.llm.ainvoke(prompt, config, **llm_kwargs)
-            return {self.output_key: self._parse(reply)}
+            output = {self.output_key: self._parse(reply)}
+            if self.memory is not None:
+                await asave_run(self.memory, inputs, output)
+            return self._final(inputs, output, kwargs)
         await run.aflush()
         await run.afire("on_text", _shown(prompt), end="\n", verbose=self.verbose)
         try:
             child = child_config(config, run.get_child())
             reply = await self.llm.ainvoke(prompt, child, **llm_kwargs)
+            output = {self.output_key: self._parse(reply)}
+            if self.memory is not None:
+                await asave_run(self.memory, inputs, output)
         except BaseException as exc:
             await run.afire("on_chain_error", exc)
             raise
-        output = {self.output_key: self._parse(reply)}
         await run.afire("on_chain_end", output)
-        return output
+        return self._final(inputs, output, kwargs)
 
     def _parse(self, reply: Any) -> Any:
         text = _text(reply)
@@ -157,3 +193,10 @@ def _handlers(callbacks: Callbacks) -> list[Any]:
     if isinstance(callbacks, CallbackManager):
         return list(callbacks.handlers)
     return list(callbacks or [])
+
+
+def _as_dict(input: Any, input_keys: list[str], memory: Any) -> dict[str, Any]:
+    """A call's inputs as a dict (a bare value goes to the one key memory does not fill)."""
+    if isinstance(input, dict):
+        return dict(cast("dict[str, Any]", input))
+    return {one_input_key(input_keys, memory): input}

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
 from actloop.callbacks import Callbacks
+from actloop.classic._agent import AGENT_DEPRECATION_WARNING
 from actloop.classic.legacy_kinds import (
     ChatAgent,
     ConversationalAgent,
@@ -18,18 +18,12 @@ from actloop.classic.legacy_kinds import (
 from actloop.classic.mrkl import ZeroShotAgent
 from actloop.classic.openai_functions_agent import OpenAIFunctionsAgent, OpenAIMultiFunctionsAgent
 from actloop.classic.structured_chat_agent import StructuredChatAgent
-from actloop.exceptions import ActloopDeprecationWarning
+from actloop.exceptions import warn_deprecated
 from actloop.executor import AgentExecutor
 from actloop.runnables._base import Runnable
 from actloop.tools import BaseTool
 
 __all__ = ["AGENT_TO_CLASS", "AgentType", "initialize_agent"]
-
-AGENT_DEPRECATION_WARNING = (
-    "LangChain agents will continue to be supported, but it is recommended for new use cases "
-    "to be built with create_react_agent or create_tool_calling_agent, which return Runnables "
-    "the AgentExecutor runs."
-)
 
 
 class AgentType(str, Enum):
@@ -72,7 +66,7 @@ def initialize_agent(
     **kwargs: Any,
 ) -> AgentExecutor:
     """An executor running the legacy agent `agent` (default: zero-shot ReAct) with `tools`."""
-    warnings.warn(AGENT_DEPRECATION_WARNING, ActloopDeprecationWarning, stacklevel=2)
+    warn_deprecated("initialize_agent", AGENT_DEPRECATION_WARNING)
     tags_ = list(tags) if tags else []
     if agent is not None and agent_path is not None:
         raise ValueError(

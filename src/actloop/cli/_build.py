@@ -66,6 +66,7 @@ def build_model(
         api_key=key or "not-needed",
         temperature=0,
         timeout=timeout or None,
+        stream_usage=True,  # the live display shows tokens (off by default with a base URL)
     )
 
 

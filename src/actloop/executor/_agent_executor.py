@@ -21,7 +21,7 @@ from actloop.executor._agents import (
 )
 from actloop.executor._chain_api import ChainCallAPI
 from actloop.executor._iterator import AgentExecutorIterator
-from actloop.executor._resume import Resume
+from actloop.executor._resume import PAUSED_KEY, Resume
 from actloop.executor._run import AgentRun, astart_inputs, start_inputs
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import AddableDict
@@ -82,6 +82,7 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
         stream_runnable: bool = True,
         checkpointer: BaseCheckpointer | None = None,
         name: str | None = None,
+        memory: Any = None,
     ) -> None:
         if isinstance(agent, Runnable):
             agent = _wrap_runnable(agent, stream_runnable)
@@ -99,6 +100,10 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
         self.metadata = dict(metadata or {})
         self.checkpointer = checkpointer
         self.name = name
+        self.memory = memory
+        """Loaded into each run's inputs before it, saved after it (`actloop.memory`; a
+        LangChain memory works too). A durable run saves its inputs with the memory's variables
+        in them, so a resumed run sees what the first attempt saw."""
         self._check_tools()
 
     def _check_tools(self) -> None:
@@ -140,17 +145,44 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
     # -- run plumbing --------------------------------------------------------------------------
 
     def prep_inputs(self, input: Any) -> dict[str, Any]:
-        """The run's inputs as a dict (a bare value needs exactly one input key)."""
+        """The run's inputs as a dict (a bare value needs exactly one input key that memory does
+        not fill), with the memory's variables merged in."""
+        inputs = self._as_dict(input)
+        if self.memory is None:
+            return inputs
+        from actloop.memory._runs import load_into  # loaded with the first memory
+
+        return load_into(self.memory, inputs)
+
+    async def aprep_inputs(self, input: Any) -> dict[str, Any]:
+        """Async `prep_inputs` (the memory loads with its async method)."""
+        inputs = self._as_dict(input)
+        if self.memory is None:
+            return inputs
+        from actloop.memory._runs import aload_into
+
+        return await aload_into(self.memory, inputs)
+
+    def _as_dict(self, input: Any) -> dict[str, Any]:
         if isinstance(input, dict):
             return dict(cast("dict[str, Any]", input))
-        keys = self.input_keys
-        if len(keys) != 1:
-            raise ValueError(
-                "A single string input was passed in, but this chain expects multiple inputs "
-                f"({set(keys)}). When a chain expects multiple inputs, please call it by passing "
-                "in a dictionary, eg `chain({'foo': 1, 'bar': 2})`"
-            )
-        return {keys[0]: input}
+        from actloop.memory._runs import one_input_key
+
+        return {one_input_key(self.input_keys, self.memory): input}
+
+    def save_memory(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+        """The memory saves a finished run (not a paused one: it saves when it finishes)."""
+        if self.memory is not None and PAUSED_KEY not in outputs:
+            from actloop.memory._runs import save_run
+
+            save_run(self.memory, inputs, outputs)
+
+    async def asave_memory(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+        """Async `save_memory`."""
+        if self.memory is not None and PAUSED_KEY not in outputs:
+            from actloop.memory._runs import asave_run
+
+            await asave_run(self.memory, inputs, outputs)
 
     # -- public calls --------------------------------------------------------------------------
 
@@ -169,13 +201,15 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
             for kind, value in run.events(emit=False):
                 if kind == "finish":
                     finish = value
+            assert finish is not None
+            outputs = run.outputs(finish)
+            if self.memory is not None:  # after the durable run's finish is written
+                self.save_memory(inputs, outputs)
         except BaseException as exc:
             run.failed(exc)
             if manager is not None:
                 manager.fire("on_chain_error", exc)
             raise
-        assert finish is not None
-        outputs = run.outputs(finish)
         if manager is not None:
             try:
                 manager.fire("on_chain_end", outputs)
@@ -198,13 +232,15 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
             async for kind, value in run.aevents(emit=False):
                 if kind == "finish":
                     finish = value
+            assert finish is not None
+            outputs = run.outputs(finish)
+            if self.memory is not None:  # after the durable run's finish is written
+                await self.asave_memory(inputs, outputs)
         except BaseException as exc:
             run.failed(exc)
             if manager is not None:
                 await manager.afire("on_chain_error", exc)
             raise
-        assert finish is not None
-        outputs = run.outputs(finish)
         if manager is not None:
             try:
                 await manager.afire("on_chain_end", outputs)

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Any
 
 from actloop.callbacks import Callbacks
 from actloop.callbacks._manager import new_run_id
-from actloop.exceptions import ActloopDeprecationWarning
+from actloop.exceptions import warn_deprecated
 from actloop.runnables._config import RunnableConfig
 
 __all__ = ["RUN_KEY", "ChainCallAPI", "RunInfo"]
@@ -17,11 +16,12 @@ RUN_KEY = "__run"
 """Key of the `RunInfo` in outputs when `include_run_info=True`."""
 
 
-def _deprecated(method: str, stacklevel: int = 3) -> None:
-    warnings.warn(
+def _deprecated(method: str, stacklevel: int = 4) -> None:
+    """LangChain's warning for a deprecated Chain method, once a process for each method."""
+    warn_deprecated(
+        f"Chain.{method}",
         f"The method `Chain.{method}` was deprecated in langchain-classic 0.1.0 and will be "
         "removed in 2.0.0. Use `invoke` instead.",
-        ActloopDeprecationWarning,
         stacklevel=stacklevel,
     )
 

@@ -156,9 +156,16 @@ class AgentExecutorIterator:
             resume=self._resume,
         )
 
+    def _given(self) -> dict[str, Any] | None:
+        """The inputs when they are known (memory loaded once, when they were set); None for a
+        `Resume`, whose inputs are the saved ones."""
+        return None if self._resume is not None else self._inputs
+
     def __iter__(self) -> Iterator[AddableDict]:
-        given = self._resume if self._resume is not None else self._inputs
-        run = self._start(start_inputs(self.agent_executor, given, self.config)[0])
+        given = self._given()
+        if given is None:
+            given = start_inputs(self.agent_executor, self._resume, self.config)[0]
+        run = self._start(given)
         manager = run.manager
         try:
             if manager is not None:
@@ -171,6 +178,8 @@ class AgentExecutorIterator:
                     if kind == "finish":
                         manager.fire("on_chain_end", dict(chunk))
                     manager.fire("_on_stream", chunk)
+                if kind == "finish" and self.agent_executor.memory is not None:
+                    self.agent_executor.save_memory(run.inputs, dict(chunk))
                 yield self._with_run_info(chunk, manager) if kind == "finish" else chunk
         except BaseException as exc:
             run.failed(exc)
@@ -179,8 +188,10 @@ class AgentExecutorIterator:
             raise
 
     async def __aiter__(self) -> AsyncIterator[AddableDict]:
-        given = self._resume if self._resume is not None else self._inputs
-        run = self._start((await astart_inputs(self.agent_executor, given, self.config))[0])
+        given = self._given()
+        if given is None:
+            given = (await astart_inputs(self.agent_executor, self._resume, self.config))[0]
+        run = self._start(given)
         manager = run.manager
         try:
             if manager is not None:
@@ -193,6 +204,8 @@ class AgentExecutorIterator:
                     if kind == "finish":
                         await manager.afire("on_chain_end", dict(chunk))
                     await manager.afire("_on_stream", chunk)
+                if kind == "finish" and self.agent_executor.memory is not None:
+                    await self.agent_executor.asave_memory(run.inputs, dict(chunk))
                 yield self._with_run_info(chunk, manager) if kind == "finish" else chunk
         except BaseException as exc:
             run.failed(exc)

@@ -169,9 +169,9 @@ def start_inputs(
 async def astart_inputs(
     executor: AgentExecutor, input: Any, config: RunnableConfig
 ) -> tuple[dict[str, Any], Resume | None]:
-    """Async twin of `start_inputs` (awaits the store)."""
+    """Async twin of `start_inputs` (awaits the store and the memory)."""
     if not isinstance(input, Resume):
-        return executor.prep_inputs(input), None
+        return await executor.aprep_inputs(input), None
     from actloop.executor._durable import saved_inputs
     from actloop.executor._storage import acarry
 

@@ -58,10 +58,15 @@ def _lc() -> Any:
     return messages
 
 
-def from_langchain(obj: Any) -> LangChainChatModel | LangChainTool | Runnable[Any, str]:
+def from_langchain(
+    obj: Any,
+) -> LangChainChatModel | LangChainTool | Runnable[Any, str] | BaseMessage:
     """An actloop chat model for a LangChain one (bound or not), a text model for a LangChain
-    `BaseLLM` (its bound kwargs bound on ours), or a tool for a LangChain tool."""
-    _lc()
+    `BaseLLM` (its bound kwargs bound on ours), a tool for a LangChain tool, or a message for a
+    LangChain message (what a LangChain memory or chat history holds)."""
+    lc = _lc()
+    if isinstance(obj, lc.BaseMessage):
+        return message_from_langchain(obj)
     from langchain_core.language_models import BaseChatModel as LCChatModel
     from langchain_core.runnables import RunnableBinding as LCBinding
     from langchain_core.tools import BaseTool as LCTool
@@ -77,7 +82,7 @@ def from_langchain(obj: Any) -> LangChainChatModel | LangChainTool | Runnable[An
     if text_model is not None:
         return text_model
     raise TypeError(
-        "from_langchain takes a langchain_core chat model, text model or tool, "
+        "from_langchain takes a langchain_core chat model, text model, tool or message, "
         f"got {type(obj).__name__}"
     )
 

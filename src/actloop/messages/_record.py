@@ -53,7 +53,8 @@ class Record:
 
     __hash__ = None  # pyright: ignore[reportAssignmentType]  # unhashable: equality is by value
 
-    def __repr__(self) -> str:
+    def _repr_parts(self) -> list[str]:
+        """The repr's `field=value` parts (a field at its `_repr_defaults` value left out)."""
         parts: list[str] = []
         defaults = self._repr_defaults
         for field in self._fields:
@@ -63,7 +64,14 @@ class Record:
                 if default is ALWAYS_HIDE or value is default or _same(value, default):
                     continue
             parts.append(f"{field}={value!r}")
-        return f"{type(self).__name__}({', '.join(parts)})"
+        return parts
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(self._repr_parts())})"
+
+    def __str__(self) -> str:
+        """The repr's fields without the class name, as pydantic's `str()` of a model."""
+        return " ".join(self._repr_parts())
 
     def dict(self, **kwargs: Any) -> builtins.dict[str, Any]:
         """pydantic v1's name of `model_dump` (kept last: it shadows `dict` in this class body)."""

@@ -62,7 +62,7 @@ class ChatOpenAI(BaseChatModel):
 
     def __init__(
         self,
-        model: str = "gpt-4o-mini",
+        model: str = "gpt-3.5-turbo",
         *,
         base_url: str | None = None,
         api_key: str | None = None,
@@ -75,7 +75,7 @@ class ChatOpenAI(BaseChatModel):
         timeout: float | None = None,
         max_retries: int = 2,
         streaming: bool = False,
-        stream_usage: bool = True,
+        stream_usage: bool | None = None,
         model_kwargs: dict[str, Any] | None = None,
         default_headers: dict[str, str] | None = None,
         **options: Any,
@@ -104,8 +104,10 @@ class ChatOpenAI(BaseChatModel):
         self.max_retries = max_retries
         self.streaming = streaming
         """Build `invoke`'s reply from a stream (tokens reach callbacks as they arrive)."""
-        self.stream_usage = stream_usage
-        """Ask for a usage chunk at the end of a stream (`stream_options.include_usage`)."""
+        self.stream_usage = stream_usage if stream_usage is not None else self.base_url is None
+        """Ask for a usage chunk at the end of a stream (`stream_options.include_usage`). As in
+        langchain-openai, on by default only for OpenAI's own URL: many OpenAI-compatible
+        servers refuse the option; pass True to ask for it."""
         self.model_kwargs = dict(model_kwargs or {})
         """Extra fields sent in every request body (e.g. `{"top_k": 40}` for llama.cpp)."""
         self.default_headers = default_headers
@@ -211,8 +213,8 @@ class ChatOpenAI(BaseChatModel):
         request: dict[str, Any] = {k: body.pop(k) for k in _SDK_OPTIONS if k in body}
         request["model"] = body.pop("model", self.model)
         request["messages"] = [message_to_openai(m) for m in messages]
+        request["stream"] = stream  # langchain-openai sends `"stream": false` too
         if stream:
-            request["stream"] = True
             options = body.pop("stream_options", None)
             if options is None and self.stream_usage:
                 options = {"include_usage": True}

@@ -25,6 +25,9 @@ from actloop.outputs import Generation, GenerationChunk, LLMResult
 
 __all__ = ["OpenAI"]
 
+_SDK_FIELDS = ("temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty", "n")
+"""Request fields the SDK's `completions.create` takes as arguments (others go in extra_body)."""
+
 
 class OpenAI(BaseLLM):
     """A completions model: a prompt string in, its continuation out (sync, async, streamed)."""
@@ -35,9 +38,12 @@ class OpenAI(BaseLLM):
         *,
         base_url: str | None = None,
         api_key: str | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        top_p: float | None = None,
+        temperature: float | None = 0.7,
+        max_tokens: int | None = 256,
+        top_p: float | None = 1,
+        frequency_penalty: float | None = 0,
+        presence_penalty: float | None = 0,
+        n: int | None = 1,
         stop: list[str] | None = None,
         timeout: float | None = None,
         max_retries: int = 2,
@@ -50,9 +56,13 @@ class OpenAI(BaseLLM):
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL")
         self.api_key = api_key_from(api_key, self.base_url)
         """The API key; `repr` and `str` mask it."""
+        # langchain-openai's defaults, sent in every request (None: leave it to the server)
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.top_p = top_p
+        self.frequency_penalty = frequency_penalty
+        self.presence_penalty = presence_penalty
+        self.n = n
         self.stop = stop
         self.timeout = timeout
         self.max_retries = max_retries
@@ -71,8 +81,14 @@ class OpenAI(BaseLLM):
         return {"model_name": self.model, **self._params()}
 
     def _params(self) -> dict[str, Any]:
-        params = {"temperature": self.temperature, "max_tokens": self.max_tokens}
-        params["top_p"] = self.top_p
+        params = {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "top_p": self.top_p,
+            "frequency_penalty": self.frequency_penalty,
+            "presence_penalty": self.presence_penalty,
+            "n": self.n,
+        }
         return {k: v for k, v in params.items() if v is not None}
 
     def _client(self, asynchronous: bool = False) -> Any:
@@ -88,9 +104,7 @@ class OpenAI(BaseLLM):
         stop = stop if stop is not None else self.stop
         if stop is not None:
             request["stop"] = stop
-        request.update(
-            {k: body.pop(k) for k in ("temperature", "max_tokens", "top_p") if k in body}
-        )
+        request.update({k: body.pop(k) for k in _SDK_FIELDS if k in body})
         if body:
             request["extra_body"] = body
         return request

@@ -45,6 +45,13 @@ class BasePromptTemplate(Record, Runnable[dict[str, Any], PromptValue]):
     partial_variables: dict[str, Any]
     """Values (or zero-argument callables) already bound to variables."""
 
+    def _repr_parts(self) -> list[str]:
+        """LangChain's fields: `input_types` (empty: actloop keeps no input types) follows the
+        variables."""
+        parts = super()._repr_parts()
+        at = 2 if len(parts) > 1 and parts[1].startswith("optional_variables=") else 1
+        return [*parts[:at], "input_types={}", *parts[at:]]
+
     def format_prompt(self, **kwargs: Any) -> PromptValue:
         """The prompt value for these variables."""
         raise NotImplementedError(f"{type(self).__name__} does not implement format_prompt")

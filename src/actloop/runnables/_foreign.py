@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["adopt", "is_langchain"]
+__all__ = ["adopt", "adopt_messages", "is_langchain"]
 
 
 def is_langchain(thing: object) -> bool:
@@ -32,3 +32,15 @@ def adopt(thing: Any) -> Any:
         return from_langchain(thing)
     except TypeError:
         return thing
+
+
+def adopt_messages(messages: Any) -> list[Any]:
+    """A list of messages with LangChain's turned into actloop's (a LangChain chat history's or
+    memory's messages), others kept as they are; a list without LangChain's is returned itself
+    (a memory's buffer is its store's list, as in LangChain)."""
+    if not isinstance(messages, list):
+        messages = [*messages]
+    out: list[Any] = messages  # pyright: ignore[reportUnknownVariableType]
+    if not any(is_langchain(m) for m in out):
+        return out
+    return [adopt(m) for m in out]
