@@ -446,4 +446,4 @@ def test_a_stalled_server_ends_at_the_deadline(server: LoopbackServer) -> None:
     done = cli("run", "hi", "--timeout", "2", *on(server))
     assert time.monotonic() - started < 30  # liveness: the deadline ends the run, not the SDK
     assert done.code == 3, done.err
-    assert "Stopped: Agent stopped due to max iterations." in done.out
+    assert "Stopped by the time limit (--timeout 2 s): no answer before the limit." in done.out
