@@ -245,6 +245,7 @@ def test_a_run_on_a_locked_checkpoint_file_ends_at_its_timeout(
         lock.close()
     assert (done.code, done.out) == (2, "")
     assert done.err.startswith(
+        f"actloop: durable run, thread t1 in {db}\n"
         f"actloop: error: the checkpoint file failed: checkpoint file {db} (busy: database is "
         "locked) did not answer in time"
     )

@@ -72,22 +72,6 @@ def _agent_options(timeout_help: str) -> argparse.ArgumentParser:
     return run
 
 
-def add_mcp_options(parser: argparse.ArgumentParser) -> None:
-    """`--mcp` and `--mcp-url`: for `run`, and `runs resume` (the servers the run started with)."""
-    parser.add_argument(
-        "--mcp",
-        action="append",
-        metavar='"COMMAND ARGS"',
-        help="add the tools of an MCP server started by this command (stdio; repeatable)",
-    )
-    parser.add_argument(
-        "--mcp-url",
-        action="append",
-        metavar="URL",
-        help="add the tools of an MCP server at this streamable HTTP URL (repeatable)",
-    )
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="actloop", description="A fast, reliable agent runtime.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -108,6 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--thread", help="thread id of the durable run (with --db)")
     run.add_argument("--json", action="store_true", help="print the trajectory as JSON")
     run.add_argument("--quiet", action="store_true", help="print only the answer")
+    from actloop.cli._mcp import add_mcp_options
+
     add_mcp_options(run)
     run.set_defaults(usage=run.format_usage())
     runs = sub.add_parser(

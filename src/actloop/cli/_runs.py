@@ -199,7 +199,7 @@ def runs_unlock(path: str | os.PathLike[str], thread_id: str) -> CliResult:
 def add_resume_options(runs: argparse.ArgumentParser) -> None:
     """The options of `runs resume`: the decisions on a paused run's calls, and how to rebuild
     its executor (`--executor`, or the agent options plus `--mcp`/`--mcp-url`)."""
-    from actloop.cli._main import add_mcp_options
+    from actloop.cli._mcp import add_mcp_options
 
     runs.add_argument(
         "--approve", nargs="*", default=None, metavar="ID", help="call ids to run (none: all)"
