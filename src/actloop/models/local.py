@@ -27,6 +27,7 @@ from actloop.messages import (
     message_to_openai,
 )
 from actloop.models._errors import MissingDependencyError, ModelError
+from actloop.models._local_check import check_answer
 from actloop.models._local_engine import (
     ContextWindowError,
     Engine,
@@ -287,7 +288,12 @@ def local_json_agent(
 
     def route(inputs: dict[str, Any]) -> Runnable[dict[str, Any], Any]:
         steps: list[Any] = inputs.get("intermediate_steps") or []
-        return answer if steps and _tool_answered(steps[-1], names) else choose
+        chosen = answer if steps and _tool_answered(steps[-1], names) else choose
+
+        def checked(step: Any) -> Any:
+            return _checked(step, str(inputs.get("input", "")), [o for _, o in steps])
+
+        return chosen | RunnableLambda(checked)
 
     places = zone_places() if "clock" in names else {}
 
@@ -306,6 +312,16 @@ def _clock_zone(step: Any, places: dict[str, str]) -> Any:
         zone = places.get(str(fields.get("timezone")))
         if zone is not None:
             step.tool_input = {**fields, "timezone": zone}
+    return step
+
+
+def _checked(step: Any, question: str, observations: list[Any]) -> Any:
+    """A final answer passes the self-check (`_local_check`): no number no tool returned."""
+    from actloop.agents import AgentFinish
+
+    if isinstance(step, AgentFinish) and isinstance(step.return_values.get("output"), str):
+        output = check_answer(step.return_values["output"], question, observations)
+        return AgentFinish({**step.return_values, "output": output}, step.log)
     return step
 
 
