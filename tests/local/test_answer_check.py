@@ -40,3 +40,13 @@ def test_a_looping_answer_is_said_once() -> None:
         "The answer is 60. I am 60."
     )
     assert without_repeats("eggs, flour, butter.") == "eggs, flour, butter."
+
+
+def test_the_calculators_result_is_the_last_number_stated() -> None:
+    question = "How many minutes are there in 3.5 hours?"
+    assert check_answer("There are 210 minutes in 3.5 hours.", question, ["210"]) == (
+        "The answer is 210."
+    )
+    assert check_answer("3.5 hours are 210 minutes.", question, ["210"]) == (
+        "3.5 hours are 210 minutes."
+    )

@@ -50,6 +50,20 @@ def _rounded(values: set[float]) -> set[float]:
     return values | {round(v, d) for v in values for d in (0, 1, 2)}
 
 
+def _result_last(answer: str, observations: Sequence[Any]) -> str:
+    """A result that is one number (the calculator's) is the last number the answer states:
+    `There are 210 minutes in 3.5 hours.` reads as 3.5 to whoever takes the last number, so it
+    becomes `The answer is 210.`"""
+    result = str(observations[-1]).strip() if observations else ""
+    if not _NUMBER.fullmatch(result.lstrip("-")):
+        return answer
+    last = _NUMBER.findall(answer)
+    if last and float(last[-1].replace(",", "")) in _rounded({abs(float(result))}):
+        return answer
+    shown = result.removesuffix(".0")
+    return f"The answer is {shown}."
+
+
 def check_answer(answer: str, question: str, observations: Sequence[Any]) -> str:
     """The answer to give: `answer` without repeats if every number in it was seen, else an
     answer made of what the tools returned (or, with no tool, `UNSURE`)."""
@@ -59,7 +73,7 @@ def check_answer(answer: str, question: str, observations: Sequence[Any]) -> str
         seen |= numbers_in(str(observation))
     stated = numbers_in(answer)
     if stated <= _rounded(seen):
-        return answer
+        return _result_last(answer, observations)
     if not observations:
         return UNSURE
     last = " ".join(str(observations[-1]).split())

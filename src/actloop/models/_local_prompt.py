@@ -368,7 +368,8 @@ def _turns(
 def _shots(tools: Sequence[BaseTool]) -> list[BaseMessage]:
     names = {t.name for t in tools}
     skills = [s for name, s in _SKILLS.items() if name in names]
-    skills += [_purpose(t) for t in tools if t.name not in _SKILLS][:3] or ["answer questions"]
+    skills += [_purpose(t) for t in tools if t.name not in _SKILLS][:3]
+    skills = skills or ["answer questions"]
     greeting, reply = _GREETINGS[0]
     who, about = _GREETINGS[1]
     about = about.format(
