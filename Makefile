@@ -77,7 +77,8 @@ bench-systems: $(STAMP)
 	$(PY) bench/serve_bench.py --runs 1000 --latency 0.05
 	$(PY) bench/hostile.py
 
-# The embedded model's eval (bench/eval_local.py): 42 questions x 3 seeds through `actloop run --json`.
+# The embedded model's eval (bench/eval_local.py): 84 questions (42 of them held out of the prompt) x 3
+# seeds through `actloop run --json`.
 bench-local: $(DEMO_STAMP)
 	$(PY) bench/eval_local.py
 

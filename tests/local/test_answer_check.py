@@ -50,3 +50,14 @@ def test_the_calculators_result_is_the_last_number_stated() -> None:
     assert check_answer("3.5 hours are 210 minutes.", question, ["210"]) == (
         "3.5 hours are 210 minutes."
     )
+
+
+def test_an_answer_that_ignores_the_tools_numbers_gives_the_observation() -> None:
+    clock = "2026-12-03T14:04:25-06:00 (America/Mexico_City, Thursday)"
+    answer = "I can do arithmetic and tell the time in any city."
+    assert check_answer(answer, "the time in Mexico City?", [clock]) == (
+        f"The tool returned: {clock}"
+    )
+    assert check_answer("The host is garden.local.", "host?", ["host = garden.local\n"]) == (
+        "The host is garden.local."
+    )

@@ -4,8 +4,10 @@ A 135M model copies a tool's result well but now and then writes a number of its
 -> `5`, a time an hour off) or repeats a clause until the length limit (`I'm sorry, I'm sorry,
 ...`). Before a final answer leaves the agent it is checked against what the run saw:
 - every number it states must be in the tool's observation or the question (`30` and `30.0`
-  are one number; a clock time's hours and minutes are numbers of the observation's timestamp);
-  else the answer is the observation itself, quoted, so nothing unchecked is stated;
+  are one number; a clock time's hours and minutes are numbers of the observation's timestamp),
+  and when the last observation holds numbers the answer must state one of them (an answer that
+  ignores the clock's time is no answer); else the answer is the observation itself, quoted, so
+  nothing unchecked is stated;
 - without a tool, an answer that states a number the question does not hold is replaced by one
   that says the model could not work it out (chat needs no numbers; a sum needs the calculator);
 - a clause said again right after itself is said once.
@@ -72,7 +74,9 @@ def check_answer(answer: str, question: str, observations: Sequence[Any]) -> str
     for observation in observations:
         seen |= numbers_in(str(observation))
     stated = numbers_in(answer)
-    if stated <= _rounded(seen):
+    result: set[float] = numbers_in(str(observations[-1])) if observations else set()
+    ignored = bool(result) and not stated & _rounded(result)  # the tool's numbers left out
+    if stated <= _rounded(seen) and not ignored:
         return _result_last(answer, observations)
     if not observations:
         return UNSURE
