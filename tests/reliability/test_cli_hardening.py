@@ -246,6 +246,7 @@ def test_a_run_on_a_locked_checkpoint_file_ends_at_its_timeout(
         lock.close()
     assert (done.code, done.out) == (2, "")
     assert done.err.startswith(
+        f"actloop: durable run, thread t1 in {db}\n"
         f"actloop: error: the checkpoint file failed: checkpoint file {db} (busy: database is "
         "locked) did not answer in time"
     )
@@ -447,4 +448,4 @@ def test_a_stalled_server_ends_at_the_deadline(server: LoopbackServer) -> None:
     done = cli("run", "hi", "--timeout", "2", *on(server))
     assert time.monotonic() - started < 30  # liveness: the deadline ends the run, not the SDK
     assert done.code == 3, done.err
-    assert "Stopped: Agent stopped due to max iterations." in done.out
+    assert "Stopped by the time limit (--timeout 2 s): no answer before the limit." in done.out

@@ -156,9 +156,9 @@ class RunDisplay(BaseCallbackHandler):
             self._print(f"← {observation}", "green")
         self._set_activity("model is thinking")
 
-    def show_answer(self, answer: str, stopped: bool) -> None:
-        """Print the final answer, set apart."""
-        title = "Stopped" if stopped else "Answer"
+    def show_answer(self, answer: str, stopped: bool, why: str = "") -> None:
+        """Print the final answer, set apart (a stop names its limit: `why`)."""
+        title = ("Stopped by " + why if why else "Stopped") if stopped else "Answer"
         answer = inert(answer)
         if self.live_mode:
             style = "yellow" if stopped else "bold green"

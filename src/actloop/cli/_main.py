@@ -1,10 +1,12 @@
 """`actloop run "QUESTION"`: an agent answering a question with tools, shown live in the terminal.
 
-Exit codes: 0 a final answer; 2 a configuration or usage error (unknown model or tool, missing
-key, a bad --db file or --timeout, a finished --thread, a question that is not UTF-8 text);
+Exit codes: 0 a final answer; 2 a configuration or usage error (no question or an empty one, an
+unknown model or tool, a missing key, a bad --db file or --timeout, a finished --thread, a question
+that is not UTF-8 text);
 3 the run was stopped by a limit (--max-iterations, --timeout); 4 the model or its server failed;
-130 interrupted (Ctrl-C). `actloop runs list|show|resume|unlock` inspect durable runs. A run writes
-nothing to disk unless given `--db FILE`.
+130 interrupted (Ctrl-C; a durable run is kept and says how to resume it). `actloop runs
+list|show|resume|unlock` inspect durable runs. A run writes nothing to disk unless given
+`--db FILE`; a durable run prints its thread id on stderr before it starts.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import argparse
 import contextlib
 import io
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from actloop.cli._build import DEFAULT_TIMEOUT
@@ -30,6 +32,14 @@ EXIT_MODEL = 4
 EXIT_INTERRUPTED = 130
 
 DEMO_QUESTION = "What is 12 * 7 + 5?"
+"""The question of `make demo` and of the usage examples (`run` needs a question of its own)."""
+TOOLS_HELP = """built-in tools (--tools NAME,NAME):
+  calculator   arithmetic on an expression (+ - * / // % **, sqrt, round, ...)
+  clock        the current date and time in an IANA time zone (UTC by default)
+  read_file    a text file under --root
+  list_dir     the entries of a folder under --root
+and the tools of MCP servers (--mcp "COMMAND ARGS", --mcp-url URL)."""
+"""What `--help` says of the tools (written out: importing the tools would slow every start)."""
 RUNS_DB = "actloop-runs.sqlite"
 """The file `actloop runs` reads when `--db` is absent (`run` never writes it unasked)."""
 
@@ -43,7 +53,11 @@ def _agent_options(timeout_help: str) -> argparse.ArgumentParser:
     )
     run.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
     run.add_argument("--agent", choices=["tool-calling", "react", "json"], help="agent kind")
-    run.add_argument("--tools", default="calculator,clock", help="comma list of built-in tools")
+    run.add_argument(
+        "--tools",
+        default="calculator,clock",
+        help="comma list of built-in tools (default calculator,clock; listed below)",
+    )
     run.add_argument("--root", default=".", help="folder read_file/list_dir may access")
     run.add_argument("--max-iterations", type=int, default=6)
     run.add_argument(
@@ -67,27 +81,21 @@ def _parser() -> argparse.ArgumentParser:
         "run",
         parents=[_agent_options(f"default {DEFAULT_TIMEOUT:g}")],
         help="answer a question with an agent and tools",
+        epilog=f'{TOOLS_HELP}\n\nexample: actloop run "{DEMO_QUESTION}"',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.set_defaults(timeout=DEFAULT_TIMEOUT)
-    run.add_argument("question", nargs="?", default=DEMO_QUESTION)
+    run.add_argument("question", nargs="?", help="what to ask, in quotes")
     run.add_argument(
         "--db", help="journal the run in this checkpoint file or postgresql:// URL (a durable run)"
     )
     run.add_argument("--thread", help="thread id of the durable run (with --db)")
     run.add_argument("--json", action="store_true", help="print the trajectory as JSON")
     run.add_argument("--quiet", action="store_true", help="print only the answer")
-    run.add_argument(
-        "--mcp",
-        action="append",
-        metavar='"COMMAND ARGS"',
-        help="add the tools of an MCP server started by this command (stdio; repeatable)",
-    )
-    run.add_argument(
-        "--mcp-url",
-        action="append",
-        metavar="URL",
-        help="add the tools of an MCP server at this streamable HTTP URL (repeatable)",
-    )
+    from actloop.cli._mcp import add_mcp_options
+
+    add_mcp_options(run)
+    run.set_defaults(usage=run.format_usage())
     runs = sub.add_parser(
         "runs",
         parents=[_agent_options("default: the limit the run was started with")],
@@ -100,12 +108,18 @@ def _parser() -> argparse.ArgumentParser:
         default=RUNS_DB,
         help=f"checkpoint file or postgresql:// URL (default {RUNS_DB})",
     )
-    runs.add_argument("--approve", nargs="*", default=None, help="call ids to run (resume)")
-    runs.add_argument("--reject", nargs="*", default=None, help="call ids to reject (resume)")
+    from actloop.cli._runs import add_resume_options
+
+    add_resume_options(runs)
     from actloop.cli._serve import add_serve_parser
 
     serve = add_serve_parser(sub, _agent_options(f"default {DEFAULT_TIMEOUT:g}, per run"))
     serve.set_defaults(timeout=DEFAULT_TIMEOUT)
+    fake = sub.add_parser(
+        "fake-openai",
+        help="a loopback OpenAI-compatible stand-in that answers by a fixed rule (no key)",
+    )
+    fake.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free)")
     return parser
 
 
@@ -115,11 +129,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
     args = _parser().parse_args(argv)
+    if args.command == "run" and not (args.question or "").strip():
+        return _no_question(args)
     try:
         if args.command == "runs":
             from actloop.cli._runs import runs_command
 
             return runs_command(args)
+        if args.command == "fake-openai":
+            from actloop.cli._fake_openai import fake_openai_command
+
+            return fake_openai_command(args.port)
         if args.command == "serve":
             from actloop.cli._serve import serve_command
 
@@ -128,6 +148,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # before the run started (loading the model, say): nothing to keep
         print("\ninterrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _no_question(args: argparse.Namespace) -> int:
+    """No question, or an empty one: a usage error (the demo question is `make demo`'s)."""
+    what = "an empty question" if args.question is not None else "no question"
+    print(args.usage, end="", file=sys.stderr)
+    print(
+        f'actloop run: error: {what}; ask one in quotes, e.g. actloop run "{DEMO_QUESTION}"',
+        file=sys.stderr,
+    )
+    return EXIT_CONFIG
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -180,6 +211,7 @@ def _execute(args: argparse.Namespace, executor: Any) -> int:
     config: RunnableConfig = {"callbacks": [display]}
     if args.db:
         config["configurable"] = {"thread_id": args.thread}
+        print(f"actloop: durable run, thread {args.thread} in {args.db}", file=sys.stderr)
     iterator = AgentExecutorIterator(
         executor, {"input": args.question}, config=config, yield_actions=True
     )
@@ -192,6 +224,12 @@ def _execute(args: argparse.Namespace, executor: Any) -> int:
                     final = dict(chunk)
     except KeyboardInterrupt:
         _print_steps_done(iterator.intermediate_steps)
+        if args.db:
+            print(
+                f"thread {args.thread} keeps its finished steps; resume it with:\n"
+                f"  {resume_command(args)}",
+                file=sys.stderr,
+            )
         return EXIT_INTERRUPTED
     except ModelError as exc:
         return _fail(args, EXIT_MODEL, f"the model failed: {exc}")
@@ -204,12 +242,52 @@ def _execute(args: argparse.Namespace, executor: Any) -> int:
         return _fail(args, EXIT_MODEL, f"the model server failed: {exc}")
     answer = str(final.get("output", ""))
     stopped = iterator.stopped
+    limit = _limit(args, iterator) if stopped else None
     if args.json:
-        _print_json(args.question, answer, iterator, stopped)
+        _print_json(args, answer, iterator, limit)
     else:
-        display.show_answer(answer, stopped)
+        if limit and answer in _FIXED_STOPS:  # its text names no limit, or the wrong one
+            answer = "no answer before the limit."
+        display.show_answer(answer, stopped, why=_LIMITS[limit](args) if limit else "")
         display.show_summary()
     return EXIT_STOPPED if stopped else EXIT_OK
+
+
+_FIXED_STOPS = (
+    "Agent stopped due to iteration limit or time limit.",
+    "Agent stopped due to max iterations.",
+)
+"""The answers of a stop without `--early-stopping generate` (LangChain's texts)."""
+_LIMITS: dict[str, Callable[[argparse.Namespace], str]] = {
+    "max_iterations": lambda a: f"the iteration limit (--max-iterations {a.max_iterations})",
+    "max_execution_time": lambda a: f"the time limit (--timeout {a.timeout:g} s)",
+}
+"""How a stop names the limit that made it (what the run's `stop_reason` calls it)."""
+
+
+def _limit(args: argparse.Namespace, iterator: Any) -> str:
+    """Which limit stopped the run: the iterations when they all ran, else the time."""
+    done = args.max_iterations is not None and iterator.iterations >= args.max_iterations
+    return "max_iterations" if done else "max_execution_time"
+
+
+def resume_command(args: argparse.Namespace) -> str:
+    """The `actloop runs resume` line that rebuilds this run's agent (the options that differ
+    from the defaults; the limits come from the run's saved settings)."""
+    import shlex
+
+    words = ["actloop", "runs", "resume", args.thread, "--db", args.db]
+    for option, default in (("model", "local"), ("base_url", None), ("agent", None)):
+        value = getattr(args, option)
+        if value != default:
+            words += [f"--{option.replace('_', '-')}", value]
+    if args.root != ".":
+        words += ["--root", args.root]
+    servers: list[str] = args.mcp or []
+    urls: list[str] = args.mcp_url or []
+    words += [w for c in servers for w in ("--mcp", c)]
+    words += [w for u in urls for w in ("--mcp-url", u)]
+    return shlex.join(words)
 
 
 def _mcp(tool: Any) -> bool:
@@ -225,16 +303,19 @@ def _print_steps_done(steps: list[Any]) -> None:
         print(inert(f"  {action.tool}({action.tool_input!r}) -> {observation!r}"), file=sys.stderr)
 
 
-def _print_json(question: str, answer: str, iterator: Any, stopped: bool) -> None:
+def _print_json(args: argparse.Namespace, answer: str, iterator: Any, limit: str | None) -> None:
     from actloop.serialization import dumps
 
     record = {
-        "input": question,
+        "input": args.question,
         "output": answer,
-        "stopped": stopped,
+        "stopped": limit is not None,
+        "stop_reason": limit or "finished",
         "iterations": iterator.iterations,
         "intermediate_steps": iterator.intermediate_steps,
     }
+    if args.db:
+        record["thread_id"] = args.thread
     print(dumps(record))
 
 

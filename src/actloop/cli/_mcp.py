@@ -11,7 +11,23 @@ from typing import Any
 
 from actloop.exceptions import ConfigurationError
 
-__all__ = ["mcp_tools"]
+__all__ = ["add_mcp_options", "mcp_tools"]
+
+
+def add_mcp_options(parser: argparse.ArgumentParser) -> None:
+    """`--mcp` and `--mcp-url`: for `run`, and `runs resume` (the servers the run started with)."""
+    parser.add_argument(
+        "--mcp",
+        action="append",
+        metavar='"COMMAND ARGS"',
+        help="add the tools of an MCP server started by this command (stdio; repeatable)",
+    )
+    parser.add_argument(
+        "--mcp-url",
+        action="append",
+        metavar="URL",
+        help="add the tools of an MCP server at this streamable HTTP URL (repeatable)",
+    )
 
 
 def mcp_tools(

@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from actloop.checkpoint import (
     BaseCheckpointer,
@@ -70,6 +70,8 @@ def _short(value: Any, width: int = _WIDTH) -> str:
 def _status(record: RunRecord) -> str:
     if record.status == "running":
         return f"running ({record.owner})" if record.owner else "interrupted"
+    if record.status == "failed" and (record.error or "").startswith("KeyboardInterrupt"):
+        return "interrupted"  # Ctrl-C: nothing failed, the run resumes where it stopped
     return record.status
 
 
@@ -197,18 +199,98 @@ def runs_unlock(path: str | os.PathLike[str], thread_id: str) -> CliResult:
     )
 
 
-def _saved_timeout(store: BaseCheckpointer, thread_id: str) -> float | None:
-    """The time limit the run was started with (resume checks it is the same), else the CLI's
-    default; a damaged record is reported by the resume itself."""
-    from actloop.cli._build import DEFAULT_TIMEOUT
+def add_resume_options(runs: argparse.ArgumentParser) -> None:
+    """The options of `runs resume`: the decisions on a paused run's calls, and how to rebuild
+    its executor (`--executor`, or the agent options plus `--mcp`/`--mcp-url`)."""
+    from actloop.cli._mcp import add_mcp_options
 
+    runs.add_argument(
+        "--approve", nargs="*", default=None, metavar="ID", help="call ids to run (none: all)"
+    )
+    runs.add_argument("--reject", nargs="*", default=None, metavar="ID", help="call ids to reject")
+    runs.add_argument(
+        "--edit",
+        action="append",
+        default=None,
+        metavar="ID=JSON",
+        help="run this call with a new input (JSON, or plain text; repeatable)",
+    )
+    runs.add_argument(
+        "--executor", help="MODULE:ATTR of the AgentExecutor (or its factory) that ran the run"
+    )
+    add_mcp_options(runs)
+    # absent: taken from the run's saved settings (the tools and limits it was started with)
+    runs.set_defaults(tools=None, max_iterations=None, early_stopping=None)
+
+
+def _edits(values: list[str] | None) -> dict[str, Any] | None:
+    """`--edit ID=JSON` values as {id: new input} (text that is not JSON stays text)."""
+    if not values:
+        return None
+    edits: dict[str, Any] = {}
+    for value in values:
+        call, sep, given = value.partition("=")
+        if not sep or not call:
+            raise ConfigurationError(f"--edit {value!r}: write ID=INPUT, e.g. call_1='{{...}}'")
+        try:
+            edits[call] = json.loads(given)
+        except ValueError:
+            edits[call] = given
+    return edits
+
+
+def _saved(store: BaseCheckpointer, thread_id: str) -> dict[str, Any]:
+    """The settings the run was started with (its tools and limits), {} when there is no such
+    run or its record is damaged (the resume itself then says so)."""
     record = store.get(thread_id)
     try:
         saved: Any = json.loads(record.fingerprint) if record else {}
-        limit: Any = saved.get("max_execution_time", DEFAULT_TIMEOUT)
     except DAMAGE:
-        return DEFAULT_TIMEOUT
-    return float(limit) if isinstance(limit, (int, float)) else None
+        return {}
+    return saved if isinstance(saved, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+
+
+def _saved_tools(saved: dict[str, Any]) -> list[str]:
+    """The tool names of the saved settings."""
+    tools: Any = saved.get("tools")
+    return [str(t) for t in cast("list[Any]", tools)] if isinstance(tools, list) else []
+
+
+def _fill_from_saved(args: argparse.Namespace, saved: dict[str, Any]) -> None:
+    """Options left out of `runs resume` take the run's saved values: the built-in tools, the
+    limits, the early stopping; the run's other tools must come from `--mcp`/`--mcp-url`."""
+    from actloop.cli._build import DEFAULT_TIMEOUT
+    from actloop.tools.builtin import BUILTIN_TOOL_NAMES
+
+    tools = _saved_tools(saved)
+    if args.tools is None:
+        args.tools = ",".join(t for t in tools if t in BUILTIN_TOOL_NAMES) or "calculator,clock"
+    others = [t for t in tools if t not in BUILTIN_TOOL_NAMES]
+    if others and not (args.mcp or args.mcp_url):
+        raise ConfigurationError(
+            f"thread {args.thread!r} used tools no built-in provides ({', '.join(others)}): "
+            "pass the MCP servers it was started with (--mcp, --mcp-url), or --executor"
+        )
+    if args.max_iterations is None:
+        limit = saved.get("max_iterations", 6)
+        args.max_iterations = limit if isinstance(limit, int) else None
+    if args.early_stopping is None:
+        args.early_stopping = saved.get("early_stopping_method") or "force"
+    if args.timeout is None:
+        limit = saved.get("max_execution_time", DEFAULT_TIMEOUT)
+        args.timeout = float(limit) if isinstance(limit, (int, float)) else None
+
+
+def _check_tools(executor: Any, saved: dict[str, Any], thread_id: str) -> None:
+    """Refuse, naming them, when the run's tools are not all there (an MCP server that is gone
+    or serves other tools now)."""
+    have = {t.name for t in executor.tools}
+    missing = [t for t in _saved_tools(saved) if t not in have]
+    if missing:
+        raise ConfigurationError(
+            f"thread {thread_id!r} used tools that are not here now ({', '.join(missing)}): "
+            "give the MCP servers (--mcp, --mcp-url) or --executor that serve them"
+        )
 
 
 def runs_command(args: argparse.Namespace) -> int:
@@ -236,11 +318,39 @@ def _dispatch(args: argparse.Namespace) -> CliResult:
     if args.action == "unlock":
         return runs_unlock(args.db, args.thread)
 
-    def factory(checkpointer: BaseCheckpointer) -> Any:
-        from actloop.cli._build import build_executor
+    approve: bool | list[str] | None = args.approve
+    if approve == []:  # a bare --approve: every call the run waits for
+        approve = True
+    edit = _edits(args.edit)
+    with contextlib.ExitStack() as resources:  # ends the MCP servers
 
-        if args.timeout is None:
-            args.timeout = _saved_timeout(checkpointer, args.thread)
-        return build_executor(args, checkpointer)
+        def factory(checkpointer: BaseCheckpointer) -> Any:
+            if args.executor:
+                return _load(args.executor, checkpointer)
+            from actloop.cli._build import build_executor
 
-    return runs_resume(args.db, args.thread, factory, approve=args.approve, reject=args.reject)
+            saved = _saved(checkpointer, args.thread)
+            _fill_from_saved(args, saved)
+            executor = build_executor(args, checkpointer, resources)
+            _check_tools(executor, saved, args.thread)
+            return executor
+
+        return runs_resume(
+            args.db, args.thread, factory, approve=approve, reject=args.reject, edit=edit
+        )
+
+
+def _load(spec: str, checkpointer: BaseCheckpointer) -> Any:
+    """The executor `--executor MODULE:ATTR` names (as `serve` loads it), on the store `--db`
+    opened (its own checkpointer, if any, is not used: the run is the one in `--db`)."""
+    if sys.path[0] != "":
+        sys.path.insert(0, "")  # modules in the current folder, as `python -m` finds them
+    try:
+        from actloop.server import load_executor  # the loader `serve --executor` uses
+    except ImportError:
+        raise ConfigurationError(
+            "--executor needs the extra: pip install 'actloop[server]'"
+        ) from None
+    executor = load_executor(spec)
+    executor.checkpointer = checkpointer
+    return executor

@@ -329,10 +329,20 @@ _USES = {
 
 
 def _uses(tools: Sequence[BaseTool]) -> str:
-    """ "Use X for Y, ..." naming only the built-in tools that are present."""
+    """ "Use X for Y, ..." naming the built-in tools that are present, then every other tool (an
+    MCP server's, your own) by its name and what its description says it is for, so a question
+    worded like that description reaches it as a built-in's does."""
     names = {t.name for t in tools}
     uses = [use for name, use in _USES.items() if name in names]
+    uses += [f"{t.name} for {_purpose(t)}" for t in tools if t.name not in _USES]
     return f"Use {', '.join(uses)}. " if uses else ""
+
+
+def _purpose(tool: BaseTool) -> str:
+    """What a tool is for, from its description's first line: "Today's weather in a city." ->
+    "today's weather in a city"."""
+    line = (tool.description or tool.name).strip().splitlines()[0].rstrip(". ")
+    return line[:1].lower() + line[1:] if line[:2] != line[:2].upper() else line
 
 
 def _tool_lines(tools: Sequence[BaseTool]) -> str:
@@ -357,7 +367,9 @@ def _turns(
 
 def _shots(tools: Sequence[BaseTool]) -> list[BaseMessage]:
     names = {t.name for t in tools}
-    skills = [s for name, s in _SKILLS.items() if name in names] or ["answer questions"]
+    skills = [s for name, s in _SKILLS.items() if name in names]
+    skills += [_purpose(t) for t in tools if t.name not in _SKILLS][:3]
+    skills = skills or ["answer questions"]
     greeting, reply = _GREETINGS[0]
     who, about = _GREETINGS[1]
     about = about.format(

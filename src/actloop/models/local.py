@@ -27,6 +27,7 @@ from actloop.messages import (
     message_to_openai,
 )
 from actloop.models._errors import MissingDependencyError, ModelError
+from actloop.models._local_check import check_answer
 from actloop.models._local_engine import (
     ContextWindowError,
     Engine,
@@ -41,6 +42,7 @@ from actloop.models._local_prompt import (
     reply_schema,
     zone_places,
 )
+from actloop.models._local_words import expression_for, place_for
 
 if TYPE_CHECKING:
     from actloop.agents import AgentAction, AgentFinish
@@ -284,12 +286,24 @@ def local_json_agent(
 
     choose, answer = agent(reply_schema(tools, root)), agent(final_schema())
     names = {t.name for t in tools}
+    places = zone_places() if "clock" in names else {}
 
     def route(inputs: dict[str, Any]) -> Runnable[dict[str, Any], Any]:
         steps: list[Any] = inputs.get("intermediate_steps") or []
-        return answer if steps and _tool_answered(steps[-1], names) else choose
+        first = _worded_call(str(inputs.get("input", "")), names, places) if not steps else None
+        if first is not None:
+            decided = first
 
-    places = zone_places() if "clock" in names else {}
+            def given(_: dict[str, Any]) -> AgentAction | AgentFinish:
+                return decided
+
+            return RunnableLambda(given)
+        chosen = answer if steps and _tool_answered(steps[-1], names) else choose
+
+        def checked(step: Any) -> Any:
+            return _checked(step, str(inputs.get("input", "")), [o for _, o in steps])
+
+        return chosen | RunnableLambda(checked)
 
     def iana_zone(step: Any) -> Any:
         return _clock_zone(step, places)
@@ -306,6 +320,42 @@ def _clock_zone(step: Any, places: dict[str, str]) -> Any:
         zone = places.get(str(fields.get("timezone")))
         if zone is not None:
             step.tool_input = {**fields, "timezone": zone}
+    return step
+
+
+def _worded_call(
+    question: str, names: set[str], places: dict[str, str]
+) -> AgentAction | AgentFinish | None:
+    """The first step for a question `_local_words` reads: the calculator call for arithmetic
+    in words (the model builds expressions from words badly, and copies them well), the clock
+    call for the time in a place the tz database knows, or an answer saying a place is unknown;
+    written as the model writes them. None leaves the step to the model."""
+    from actloop.agents import AgentAction, AgentFinish
+
+    expression = expression_for(question) if "calculator" in names else None
+    if expression is not None:
+        call = {"action_input": {"expression": expression}, "action": "calculator"}
+        return AgentAction("calculator", {"expression": expression}, json.dumps(call))
+    zone, unknown = place_for(question, places) if "clock" in names else (None, None)
+    if zone is not None:
+        call = {"action_input": {"timezone": zone}, "action": "clock"}
+        return AgentAction("clock", {"timezone": zone}, json.dumps(call))
+    if unknown is not None:
+        answer = (
+            f"I do not know the time zone of {unknown}; "
+            "name a city or an IANA zone such as Europe/Paris."
+        )
+        return AgentFinish({"output": answer}, json.dumps({"action": "Final Answer"}))
+    return None
+
+
+def _checked(step: Any, question: str, observations: list[Any]) -> Any:
+    """A final answer passes the self-check (`_local_check`): no number no tool returned."""
+    from actloop.agents import AgentFinish
+
+    if isinstance(step, AgentFinish) and isinstance(step.return_values.get("output"), str):
+        output = check_answer(step.return_values["output"], question, observations)
+        return AgentFinish({**step.return_values, "output": output}, step.log)
     return step
 
 
