@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from actloop.exceptions import OutputParserException
 from actloop.executor._loop import Act, ActTimeout, Done, Event, LoopCore, Plan, Stop, ToolCall
 from actloop.executor._waits import (
+    HALTS,
     Deadline,
     Fatal,
     collect,
@@ -104,7 +105,8 @@ class SyncDriver(_DriverBase):
         """Carry out effects until the run is done, yielding its events."""
         core, flow = self.core, self.flow
         while True:
-            stop_if_halted()
+            if HALTS.get():  # inside a worker call: was it abandoned?
+                stop_if_halted()
             effect = flow.next()
             if type(effect) is Plan:
                 self._plan(effect)
@@ -170,7 +172,8 @@ class SyncDriver(_DriverBase):
                 durable.carry(writes)
             if found:
                 return ticket
-        stop_if_halted()
+        if HALTS.get():
+            stop_if_halted()
         if self.run is not None and self.core.fires_action(call, is_async=False):
             self.run.fire("on_agent_action", call.action, color="green")
         kwargs = self._tool_kwargs(call)
@@ -222,7 +225,8 @@ class AsyncDriver(_DriverBase):
         """Carry out effects until the run is done, yielding its events."""
         core, flow = self.core, self.flow
         while True:
-            stop_if_halted()
+            if HALTS.get():  # inside a worker call: was it abandoned?
+                stop_if_halted()
             effect = flow.next()
             if type(effect) is Plan:
                 await self._plan(effect)
@@ -290,7 +294,8 @@ class AsyncDriver(_DriverBase):
                 await durable.carry(writes)
             if found:
                 return ticket
-        stop_if_halted()
+        if HALTS.get():
+            stop_if_halted()
         if self.run is not None and self.core.fires_action(call, is_async=True):
             await self.run.afire(
                 "on_agent_action", call.action, verbose=self.verbose, color="green"

@@ -13,12 +13,21 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from actloop.executor._loop import ToolCall
-from actloop.runnables._deadlines import Deadline, wait_one, within
+from actloop.runnables._deadlines import HALTS, Deadline, halted, wait_one, within
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-__all__ = ["Deadline", "Fatal", "collect", "run_window", "stop_if_halted", "wait_one", "within"]
+__all__ = [
+    "HALTS",
+    "Deadline",
+    "Fatal",
+    "collect",
+    "run_window",
+    "stop_if_halted",
+    "wait_one",
+    "within",
+]
 
 Calls = list[ToolCall]
 
@@ -26,9 +35,8 @@ Calls = list[ToolCall]
 def stop_if_halted() -> None:
     """Raise KeyboardInterrupt in a run whose worker call was abandoned (an agent used as a tool
     past its caller's deadline, Ctrl-C or error; a batch item after Ctrl-C): it starts no new step
-    or tool (`actloop.runnables._workers.halted`)."""
-    from actloop.runnables._workers import halted
-
+    or tool (`actloop.runnables._deadlines.halted`). The drivers call it before every effect and
+    tool only when `HALTS` is not empty (inside a worker call): a context-variable read a step."""
     if halted():
         raise KeyboardInterrupt("the call running this agent was abandoned; it starts nothing new")
 
