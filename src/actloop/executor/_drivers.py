@@ -48,6 +48,9 @@ Calls = list[ToolCall]
 class _DriverBase:
     """What both drivers share: the agent, the core, the run's callbacks and tool config."""
 
+    durable: Any
+    """A durable run's store calls (`SyncStore` or `AsyncStore`), None when not durable."""
+
     def __init__(
         self,
         agent: Any,
@@ -65,6 +68,7 @@ class _DriverBase:
         """False when only the finish matters (invoke): no action/step events are built."""
         self.flow: LoopCore | DurableRun = core
         """Where effects come from and results go: the core, or a durable run around it."""
+        self.durable = None  # an instance attribute: read on every tool call
         self.timed = core.settings.max_execution_time is not None
         """Whether the run has a deadline (otherwise no clock reads for it)."""
         self.inputs = core.state.inputs
@@ -94,8 +98,7 @@ class _DriverBase:
 class SyncDriver(_DriverBase):
     """Runs the core on the calling thread; tools on daemon workers when several or deadlined."""
 
-    durable: SyncStore | None = None
-    """A durable run's store calls, when the run is durable."""
+    durable: SyncStore | None
 
     def attach(self, durable: SyncStore) -> None:
         """Run a durable run: its effects, and its store calls around each tool call."""
@@ -105,10 +108,10 @@ class SyncDriver(_DriverBase):
         """Carry out effects until the run is done, yielding its events."""
         core, flow = self.core, self.flow
         while True:
-            if HALTS.get():  # inside a worker call: was it abandoned?
-                stop_if_halted()
             effect = flow.next()
             if type(effect) is Plan:
+                if HALTS.get():  # inside a worker call: was it abandoned? (then no new step)
+                    stop_if_halted()
                 self._plan(effect)
             elif type(effect) is Act:
                 if not self.emit:
@@ -126,6 +129,8 @@ class SyncDriver(_DriverBase):
                 yield ("finish", effect.finish)
                 return
             elif type(effect) is Stop:
+                if HALTS.get():
+                    stop_if_halted()
                 flow.send(self._stop(effect))
             else:
                 self._write(effect)
@@ -214,8 +219,7 @@ class SyncDriver(_DriverBase):
 class AsyncDriver(_DriverBase):
     """Runs the core on the event loop; tool calls are tasks, cancelled at the deadline."""
 
-    durable: AsyncStore | None = None
-    """A durable run's store calls, when the run is durable."""
+    durable: AsyncStore | None
 
     def attach(self, durable: AsyncStore) -> None:
         """Run a durable run: its effects, and its store calls around each tool call."""
@@ -225,10 +229,10 @@ class AsyncDriver(_DriverBase):
         """Carry out effects until the run is done, yielding its events."""
         core, flow = self.core, self.flow
         while True:
-            if HALTS.get():  # inside a worker call: was it abandoned?
-                stop_if_halted()
             effect = flow.next()
             if type(effect) is Plan:
+                if HALTS.get():  # inside a worker call: was it abandoned? (then no new step)
+                    stop_if_halted()
                 await self._plan(effect)
             elif type(effect) is Act:
                 if not self.emit:
@@ -248,6 +252,8 @@ class AsyncDriver(_DriverBase):
                 yield ("finish", effect.finish)
                 return
             elif type(effect) is Stop:
+                if HALTS.get():
+                    stop_if_halted()
                 flow.send(await self._stop(effect))
             else:
                 await self._write(effect)

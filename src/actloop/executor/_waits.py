@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from actloop.executor._loop import ToolCall
-from actloop.runnables._deadlines import HALTS, Deadline, halted, wait_one, within
+from actloop.runnables._deadlines import Deadline, wait_one, within
+from actloop.runnables._halts import HALTS, halted
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -35,8 +36,9 @@ Calls = list[ToolCall]
 def stop_if_halted() -> None:
     """Raise KeyboardInterrupt in a run whose worker call was abandoned (an agent used as a tool
     past its caller's deadline, Ctrl-C or error; a batch item after Ctrl-C): it starts no new step
-    or tool (`actloop.runnables._deadlines.halted`). The drivers call it before every effect and
-    tool only when `HALTS` is not empty (inside a worker call): a context-variable read a step."""
+    or tool (`actloop.runnables._halts.halted`). The drivers call it before each plan, stop
+    call and tool only when `HALTS` is not empty (inside a worker call): one context-variable read
+    before each."""
     if halted():
         raise KeyboardInterrupt("the call running this agent was abandoned; it starts nothing new")
 

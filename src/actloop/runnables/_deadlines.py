@@ -2,35 +2,14 @@
 (`within`). What is still running when the time is up is abandoned, never joined, and `Deadline`
 is raised. The executor's drivers wait on plans and stop calls this way, and the checkpoint stores
 bound their calls this way (`actloop.checkpoint._bounds`).
-
-A worker call that is abandoned raises its halt flag (`HALTS`, `halted`): they live here, not with
-the workers, so the loop can test them on every step without importing the workers (and
-`concurrent.futures`, ~5 ms) at `import actloop`.
 """
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    import threading
-
-__all__ = ["HALTS", "Deadline", "halted", "wait_one", "within"]
-
-HALTS: contextvars.ContextVar[tuple[threading.Event, ...]] = contextvars.ContextVar(
-    "actloop_halt", default=()
-)
-"""The abandon flags of the worker calls the current code runs inside (innermost last); empty
-outside any worker call, so testing it first makes `halted()` free on the usual path."""
-
-
-def halted() -> bool:
-    """True inside a worker call that its caller abandoned (deadline, Ctrl-C, a sibling's error),
-    or inside anything that call started: an agent running there should start nothing new."""
-    flags = HALTS.get()
-    return bool(flags) and any(event.is_set() for event in flags)
+__all__ = ["Deadline", "wait_one", "within"]
 
 
 class Deadline(Exception):

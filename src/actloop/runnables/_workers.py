@@ -29,7 +29,7 @@ from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from actloop.runnables._deadlines import HALTS
+from actloop.runnables._halts import HALTS
 
 if TYPE_CHECKING:
     import asyncio
