@@ -332,17 +332,17 @@ class AsyncDriver(_DriverBase):
             raise Fatal(exc) from None
 
     async def _act(self, calls: Calls) -> list[Any] | ActTimeout:
-        import asyncio
-
         if self.durable is not None:
             calls = self.durable.run.gate(calls)
         remaining = self.core.remaining() if self.timed else None
-        if remaining is None and len(calls) == 1:
+        if remaining is None and len(calls) == 1:  # the usual step: no import statement run
             try:
                 return [await self._run_tool(calls[0], 0)]
             except BaseException as exc:
                 self.core.failed(exc, calls, {})
                 raise
+        import asyncio
+
         from actloop.runnables._workers import abandon, tracking
 
         limit = self.core.window(len(calls))
