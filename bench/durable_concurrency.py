@@ -71,7 +71,7 @@ sys.path.insert(0, str(BENCH.parent / "tests"))
 sys.path.insert(0, str(BENCH))
 
 ROWS = ("none", "sqlite", "postgres", "proxy")
-WRITES = ("acquire", "renew", "release", "create", "update", "append")
+WRITES = ("acquire", "renew", "release", "create", "update", "append", "append_all")
 READS = ("get", "entries")
 GOAL_FACTOR = 5.0
 GOAL_STALL_MS = 50.0

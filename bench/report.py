@@ -10,14 +10,16 @@ from workloads import EXTRA_IMPORTS, IMPORTS, LABELS
 
 REF = "actloop"
 GOALS = {
-    "loop_sync": 5.0,  # us/step
-    "loop_async": 15.0,
-    "agent_sync": 100.0,
-    "agent_async": 100.0,
+    "loop_sync": 5.0,  # us/step at N >= 100 (issue 31)
+    "loop_async": 5.0,
+    "loop_async_synctool": 15.0,
+    "loop_small": 10.0,  # us/step at N < 100, where the run's set-up shows
+    "agent_sync": 60.0,
+    "agent_async": 60.0,
     "parallel": 1.05,  # s
     "hung": 0.6,  # s
     "import": 100.0,  # ms
-    "mem": 20.0,  # KiB
+    "mem": 50.0,  # KiB
     "many": 5.0,  # s for 10,000 runs
 }
 
@@ -100,8 +102,14 @@ class Doc:
             rows.append(row)
         self.table(["library"] + [f"N={int(p):,}" for p in present] + ["growth"], rows)
         mine = [self.ref(workload, p, 1e6 / int(p)) for p in present]
-        worst_v = max((w for w in mine if w is not None), default=None)
-        line = _goal(worst_v, GOALS[goal_key], "µs/step", "every N")
+        small = [w for p, w in zip(present, mine, strict=True) if w is not None and int(p) < 100]
+        big = [w for p, w in zip(present, mine, strict=True) if w is not None and int(p) >= 100]
+        if goal_key.startswith("loop") and small and big:
+            line = _goal(max(big), GOALS[goal_key], "µs/step", "N ≥ 100") + " "
+            line += _goal(max(small), GOALS["loop_small"], "µs/step", "N < 100")
+        else:
+            worst_v = max((w for w in mine if w is not None), default=None)
+            line = _goal(worst_v, GOALS[goal_key], "µs/step", "every N")
         if worst_v is not None and len(present) > 1:
             each = ", ".join(
                 f"{_num(v)} at N={int(p):,}" for p, v in zip(present, mine, strict=True) if v
@@ -149,7 +157,7 @@ class Doc:
             "loop_async_synctool",
             ["100"],
             "Async with a sync-only tool (thread hop per call)",
-            "loop_async",
+            "loop_async_synctool",
         )
 
     def agents(self) -> None:

@@ -61,5 +61,6 @@ def test_a_run_whose_lease_was_taken_over_writes_nothing_more(
         executor.invoke({"input": "q"}, {"configurable": {"thread_id": "T"}})
     assert epochs == [2]
     assert caught.value.intermediate_steps == []  # type: ignore[attr-defined]
-    assert [(e.kind, e.epoch) for e in store.entries("T")] == [("plan", 1)]
+    # the step's plan is written with its call's result, in one transaction: both were refused
+    assert [(e.kind, e.epoch) for e in store.entries("T")] == []
     assert store.get("T").status == "running"  # type: ignore[union-attr]

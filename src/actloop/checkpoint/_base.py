@@ -32,7 +32,8 @@ SQLite layout (`PRAGMA application_id` = 0x61637470, "actp"; `user_version` = 2)
 `leases(thread_id PK, pid, host, started, token, epoch, expires)` (a released lease keeps its row
 and epoch, with no owner). Version-1 files are migrated in place on first open. WAL mode,
 `synchronous=NORMAL` (a committed entry survives a killed process; pass `synchronous="FULL"` to
-survive power loss too), one transaction per entry. A file that is not an actloop checkpoint, or
+survive power loss too), one transaction per write (`append_all`: a step's plan with its call's
+result). A file that is not an actloop checkpoint, or
 is corrupt, raises `CheckpointError` naming it and is never written to.
 """
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import time
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any
 
 from actloop.checkpoint._base import JournalEntry, Lease, Owner, RunRecord, RunStatus
@@ -17,14 +19,16 @@ class BaseCheckpointer(ABC):
 
     **What a store provides.** `acquire`, `renew`, `release`, `get`, `create`, `update`, `append`,
     `entries` and `list_runs` (and `delete`, `break_lease` if it can), each with an `a`-prefixed
-    async twin. Leases: `acquire` succeeds when the thread is free, released, expired, or held by a
-    dead owner, and returns a lease whose `epoch` is one more than any before it. A write given
-    `lease=` checks, in its own transaction, that the lease is still the thread's current one (same
-    epoch and owner token) and otherwise raises `LeaseLostError` having written nothing; an expired
-    lease nobody took over still writes. A write without a lease is refused (`CheckpointError`)
+    async twin; `append_all` (several entries at once: a durable step's plan with its call's
+    result) appends one by one unless the store writes them in one transaction. Leases:
+    `acquire` succeeds when the thread is free, released, expired, or held by a dead owner, and
+    returns a lease whose `epoch` is one more than any before it. A write given `lease=` checks,
+    in its own transaction, that the lease is still the thread's current one (same epoch and
+    owner token) and otherwise raises `LeaseLostError` having written nothing; an expired lease
+    nobody took over still writes. A write without a lease is refused (`CheckpointError`)
     while a live, unexpired lease is held by another process. A run calls these from one thread
-    or task at a time, except `append` (and `renew`), which its parallel tool calls (and its
-    heartbeat) may call concurrently.
+    or task at a time, except `append` and `append_all` (and `renew`), which its parallel tool
+    calls (and its heartbeat) may call concurrently.
 
     **What each call bounds.** Every method takes `timeout`: the seconds the call may take in all,
     whatever it waits on (a lock, a pooled connection, a busy file, a server that does not answer);
@@ -100,6 +104,21 @@ class BaseCheckpointer(ABC):
         timeout: float | None = None,
     ) -> None:
         """Add one journal entry durably (its own transaction); a taken `seq` raises."""
+
+    def append_all(
+        self,
+        thread_id: str,
+        entries: Sequence[JournalEntry],
+        *,
+        lease: Lease | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """Add entries in `seq` order, within `timeout` in all. By default one `append` each (a
+        crash may keep a prefix of them, which the journal allows); a store that can writes
+        them in one transaction, all or none (SQLite does)."""
+        end = time.monotonic() + self.bound(timeout)
+        for entry in entries:
+            self.append(thread_id, entry, lease=lease, timeout=max(end - time.monotonic(), 0.0))
 
     @abstractmethod
     def entries(self, thread_id: str, *, timeout: float | None = None) -> list[JournalEntry]:
@@ -187,6 +206,20 @@ class BaseCheckpointer(ABC):
     ) -> None:
         """Async twin of `append`."""
         await self._in_worker(self.append, timeout, thread_id, entry, lease=lease)
+
+    async def aappend_all(
+        self,
+        thread_id: str,
+        entries: Sequence[JournalEntry],
+        *,
+        lease: Lease | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """Async twin of `append_all`: by default one `aappend` each, within `timeout` in all."""
+        end = time.monotonic() + self.bound(timeout)
+        for entry in entries:
+            left = max(end - time.monotonic(), 0.0)
+            await self.aappend(thread_id, entry, lease=lease, timeout=left)
 
     async def aentries(self, thread_id: str, *, timeout: float | None = None) -> list[JournalEntry]:
         """Async twin of `entries`."""

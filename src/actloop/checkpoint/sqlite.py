@@ -25,7 +25,7 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -553,29 +553,36 @@ class SqliteCheckpointer(BaseCheckpointer):
     # -- journal -------------------------------------------------------------------------------
 
     def _append(
-        self, thread_id: str, entry: JournalEntry, lease: Lease | None, wait: float
+        self, thread_id: str, entries: Sequence[JournalEntry], lease: Lease | None, wait: float
     ) -> None:
         try:
             if lease is None or lease.thread_id != thread_id:
                 with self._db(wait, write=True) as conn:
                     self._check_write(conn, thread_id, lease)  # ValueError for another thread's
-                    conn.execute(_INSERT_ENTRY, (thread_id, *entry))
+                    conn.executemany(_INSERT_ENTRY, [(thread_id, *e) for e in entries])
                 return
-            entry = entry._replace(epoch=lease.epoch)
-            # The hot path: one statement, so one transaction (autocommit), that writes only
-            # under the current lease; when it writes nothing, the check says why.
-            fence = (thread_id, lease.epoch, lease.owner.token)
+            # The hot path: one statement, so one transaction (autocommit), that writes all the
+            # entries or none, and only under the current lease; when it writes nothing, the
+            # check says why.
+            epoch = lease.epoch
+            rows = [(thread_id, *e[:6], epoch) for e in entries]
+            fence = (thread_id, epoch, lease.owner.token)
             with self._db(wait) as conn:
-                written = conn.execute(_INSERT_FENCED_ENTRY, (thread_id, *entry, *fence))
-                if written.rowcount != 1:
+                if len(rows) == 1:
+                    written = conn.execute(_INSERT_FENCED_ENTRY, (*rows[0], *fence))
+                else:
+                    values = [v for row in rows for v in row]
+                    written = conn.execute(_fenced_entries(len(rows)), (*values, *fence))
+                if written.rowcount != len(rows):
                     self._check_write(conn, thread_id, lease)  # raises LeaseLostError
                     raise LeaseLostError(  # epochs only grow: the lease cannot be current again
-                        f"thread {thread_id!r}: entry {entry.seq} was not written under the lease "
-                        f"of epoch {lease.epoch}"
+                        f"thread {thread_id!r}: entry {entries[0].seq} was not written under the "
+                        f"lease of epoch {epoch}"
                     )
         except sqlite3.IntegrityError as exc:
+            seqs = ", ".join(str(e.seq) for e in entries)
             raise CheckpointError(
-                f"journal entry {entry.seq} of thread {thread_id!r} already exists: another "
+                f"journal entry {seqs} of thread {thread_id!r} already exists: another "
                 "process wrote to this run"
             ) from exc
 
@@ -588,7 +595,7 @@ class SqliteCheckpointer(BaseCheckpointer):
         timeout: float | None = None,
     ) -> None:
         """Add one entry in its own transaction, stamped with the lease's epoch."""
-        self._append(thread_id, entry, lease, self.timeout if timeout is None else timeout)
+        self._append(thread_id, (entry,), lease, self.timeout if timeout is None else timeout)
 
     async def aappend(
         self,
@@ -599,7 +606,29 @@ class SqliteCheckpointer(BaseCheckpointer):
         timeout: float | None = None,
     ) -> None:
         """Async twin of `append`."""
-        await self._acall(self._append, timeout, thread_id, entry, lease)
+        await self._acall(self._append, timeout, thread_id, (entry,), lease)
+
+    def append_all(
+        self,
+        thread_id: str,
+        entries: Sequence[JournalEntry],
+        *,
+        lease: Lease | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """Add the entries in one transaction (all or none), stamped with the lease's epoch."""
+        self._append(thread_id, entries, lease, self.timeout if timeout is None else timeout)
+
+    async def aappend_all(
+        self,
+        thread_id: str,
+        entries: Sequence[JournalEntry],
+        *,
+        lease: Lease | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        """Async twin of `append_all`."""
+        await self._acall(self._append, timeout, thread_id, entries, lease)
 
     def _entries(self, thread_id: str, wait: float) -> list[JournalEntry]:
         with self._db(wait) as conn:
@@ -624,6 +653,16 @@ _INSERT_FENCED_ENTRY = (
     "INSERT INTO entries SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM leases "
     "WHERE thread_id=? AND epoch=? AND token=?)"
 )
+
+
+@functools.cache
+def _fenced_entries(count: int) -> str:
+    """One statement inserting `count` entries, all only under the current lease."""
+    rows = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?)"] * count)
+    return (
+        f"INSERT INTO entries SELECT * FROM (VALUES {rows}) WHERE EXISTS (SELECT 1 FROM leases "
+        "WHERE thread_id=? AND epoch=? AND token=?)"
+    )
 
 
 def _has_content(path: Path) -> bool:

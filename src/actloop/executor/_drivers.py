@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from actloop.exceptions import OutputParserException
 from actloop.executor._loop import Act, ActTimeout, Done, Event, LoopCore, Plan, Stop, ToolCall
 from actloop.executor._waits import (
+    HALTS,
     Deadline,
     Fatal,
     collect,
@@ -47,6 +48,9 @@ Calls = list[ToolCall]
 class _DriverBase:
     """What both drivers share: the agent, the core, the run's callbacks and tool config."""
 
+    durable: Any
+    """A durable run's store calls (`SyncStore` or `AsyncStore`), None when not durable."""
+
     def __init__(
         self,
         agent: Any,
@@ -64,6 +68,7 @@ class _DriverBase:
         """False when only the finish matters (invoke): no action/step events are built."""
         self.flow: LoopCore | DurableRun = core
         """Where effects come from and results go: the core, or a durable run around it."""
+        self.durable = None  # an instance attribute: read on every tool call
         self.timed = core.settings.max_execution_time is not None
         """Whether the run has a deadline (otherwise no clock reads for it)."""
         self.inputs = core.state.inputs
@@ -93,8 +98,7 @@ class _DriverBase:
 class SyncDriver(_DriverBase):
     """Runs the core on the calling thread; tools on daemon workers when several or deadlined."""
 
-    durable: SyncStore | None = None
-    """A durable run's store calls, when the run is durable."""
+    durable: SyncStore | None
 
     def attach(self, durable: SyncStore) -> None:
         """Run a durable run: its effects, and its store calls around each tool call."""
@@ -104,9 +108,10 @@ class SyncDriver(_DriverBase):
         """Carry out effects until the run is done, yielding its events."""
         core, flow = self.core, self.flow
         while True:
-            stop_if_halted()
             effect = flow.next()
             if type(effect) is Plan:
+                if HALTS.get():  # inside a worker call: was it abandoned? (then no new step)
+                    stop_if_halted()
                 self._plan(effect)
             elif type(effect) is Act:
                 if not self.emit:
@@ -124,6 +129,8 @@ class SyncDriver(_DriverBase):
                 yield ("finish", effect.finish)
                 return
             elif type(effect) is Stop:
+                if HALTS.get():
+                    stop_if_halted()
                 flow.send(self._stop(effect))
             else:
                 self._write(effect)
@@ -170,7 +177,8 @@ class SyncDriver(_DriverBase):
                 durable.carry(writes)
             if found:
                 return ticket
-        stop_if_halted()
+        if HALTS.get():
+            stop_if_halted()
         if self.run is not None and self.core.fires_action(call, is_async=False):
             self.run.fire("on_agent_action", call.action, color="green")
         kwargs = self._tool_kwargs(call)
@@ -211,8 +219,7 @@ class SyncDriver(_DriverBase):
 class AsyncDriver(_DriverBase):
     """Runs the core on the event loop; tool calls are tasks, cancelled at the deadline."""
 
-    durable: AsyncStore | None = None
-    """A durable run's store calls, when the run is durable."""
+    durable: AsyncStore | None
 
     def attach(self, durable: AsyncStore) -> None:
         """Run a durable run: its effects, and its store calls around each tool call."""
@@ -222,9 +229,10 @@ class AsyncDriver(_DriverBase):
         """Carry out effects until the run is done, yielding its events."""
         core, flow = self.core, self.flow
         while True:
-            stop_if_halted()
             effect = flow.next()
             if type(effect) is Plan:
+                if HALTS.get():  # inside a worker call: was it abandoned? (then no new step)
+                    stop_if_halted()
                 await self._plan(effect)
             elif type(effect) is Act:
                 if not self.emit:
@@ -244,6 +252,8 @@ class AsyncDriver(_DriverBase):
                 yield ("finish", effect.finish)
                 return
             elif type(effect) is Stop:
+                if HALTS.get():
+                    stop_if_halted()
                 flow.send(await self._stop(effect))
             else:
                 await self._write(effect)
@@ -290,7 +300,8 @@ class AsyncDriver(_DriverBase):
                 await durable.carry(writes)
             if found:
                 return ticket
-        stop_if_halted()
+        if HALTS.get():
+            stop_if_halted()
         if self.run is not None and self.core.fires_action(call, is_async=True):
             await self.run.afire(
                 "on_agent_action", call.action, verbose=self.verbose, color="green"
@@ -321,17 +332,17 @@ class AsyncDriver(_DriverBase):
             raise Fatal(exc) from None
 
     async def _act(self, calls: Calls) -> list[Any] | ActTimeout:
-        import asyncio
-
         if self.durable is not None:
             calls = self.durable.run.gate(calls)
         remaining = self.core.remaining() if self.timed else None
-        if remaining is None and len(calls) == 1:
+        if remaining is None and len(calls) == 1:  # the usual step: no import statement run
             try:
                 return [await self._run_tool(calls[0], 0)]
             except BaseException as exc:
                 self.core.failed(exc, calls, {})
                 raise
+        import asyncio
+
         from actloop.runnables._workers import abandon, tracking
 
         limit = self.core.window(len(calls))

@@ -243,12 +243,21 @@ class DurableRun:
     # -- the loop's effects, with the journal's writes -----------------------------------------
 
     def next(self) -> Effect | Write:
-        """The effect to carry out now: the pending journal writes first, else the loop's."""
+        """The effect to carry out now: the pending journal writes first, else the loop's. The
+        plan of a step with one call is not written on its own: it goes with that call's first
+        entry, in one transaction (`_save`), so a step costs one store write."""
         if self._unwritten:
-            entries, self._unwritten = self._unwritten, []
-            ops = self._append(entries[0]) if len(entries) == 1 else self._append_all(entries)
-            return Write(ops)
+            state = self.loop.state
+            if state.phase != "act" or len(state.pending) != 1:
+                return Write(self._flush())
         return self.loop.next()
+
+    def _flush(self) -> Ops[None]:
+        """Write the queued entries (one transaction where the store can)."""
+        with self._lock:
+            entries, self._unwritten = self._unwritten, []
+        if entries:
+            yield from self._append_all(entries)
 
     def send(self, result: Any) -> None:
         """Report the result of the loop's last effect; a plan or stop the core accepts, and a
@@ -327,14 +336,20 @@ class DurableRun:
         yield from self._save(self._entry("obs", ticket, index, data), call)
 
     def _save(self, entry: JournalEntry | None, call: ToolCall) -> Ops[None]:
-        """Write a call's entry, known as unanswered until the store answers (see `send`)."""
+        """Write a call's entry, known as unanswered until the store answers (see `send`), with
+        the step's plan if it is not written yet (see `next`): all or none, so the journal
+        never holds a call's result without its plan."""
         if entry is None:
             return
         key = (entry.act or 0, entry.call or 0)
         with self._lock:
             self._unsaved[key] = call.action.tool
+            entries, self._unwritten = self._unwritten, []
         try:
-            yield from self._append(entry)
+            if entries:
+                yield from self._append_all([*entries, entry])
+            else:
+                yield from self._append(entry)
         finally:
             with self._lock:
                 self._unsaved.pop(key, None)
@@ -363,6 +378,7 @@ class DurableRun:
     def pause(self, paused: Paused) -> Ops[AgentFinish]:
         """Save the paused state; the finish whose values `invoke` returns."""
         fields = {"lease": self.lease, "pending": dumps(paused.pending)}
+        yield from self._flush()  # the plan of the step that waits
         yield StoreCall("update", (self.thread_id, "paused"), fields)
         self.paused = True
         values = {PAUSED_KEY: paused.pending, "thread_id": self.thread_id, "status": "paused"}
@@ -377,6 +393,7 @@ class DurableRun:
             return
         error = f"{type(exc).__name__}: {exc}"
         with contextlib.suppress(CheckpointError):
+            yield from self._flush()  # the plan of the step that failed: a resume replays it
             yield StoreCall(
                 "update", (self.thread_id, "failed"), {"lease": self.lease, "error": error}
             )
@@ -420,10 +437,11 @@ class DurableRun:
             return entry
 
     def _queue(self, kind: str, act: int | None, data: str | None, at: float) -> None:
-        """An entry for the next `Write` effect."""
+        """An entry for the next `Write` effect (or a call's write, see `next`)."""
         entry = self._entry(kind, act, None, data, at)
         if entry is not None:
-            self._unwritten.append(entry)
+            with self._lock:  # a call on a worker may be taking the queue (`_save`)
+                self._unwritten.append(entry)
 
     def _write(
         self, kind: str, act: int | None = None, call: int | None = None, data: str | None = None
@@ -436,8 +454,10 @@ class DurableRun:
         yield StoreCall("append", (self.thread_id, entry), {"lease": self.lease})
 
     def _append_all(self, entries: list[JournalEntry]) -> Ops[None]:
-        for entry in entries:
-            yield from self._append(entry)
+        if len(entries) == 1:
+            yield from self._append(entries[0])
+        else:
+            yield StoreCall("append_all", (self.thread_id, entries), {"lease": self.lease})
 
 
 def durable_run(run: AgentRun, thread_id: str, resume: Resume | None) -> DurableRun:

@@ -14,11 +14,21 @@ from typing import TYPE_CHECKING, Any
 
 from actloop.executor._loop import ToolCall
 from actloop.runnables._deadlines import Deadline, wait_one, within
+from actloop.runnables._halts import HALTS, halted
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-__all__ = ["Deadline", "Fatal", "collect", "run_window", "stop_if_halted", "wait_one", "within"]
+__all__ = [
+    "HALTS",
+    "Deadline",
+    "Fatal",
+    "collect",
+    "run_window",
+    "stop_if_halted",
+    "wait_one",
+    "within",
+]
 
 Calls = list[ToolCall]
 
@@ -26,9 +36,9 @@ Calls = list[ToolCall]
 def stop_if_halted() -> None:
     """Raise KeyboardInterrupt in a run whose worker call was abandoned (an agent used as a tool
     past its caller's deadline, Ctrl-C or error; a batch item after Ctrl-C): it starts no new step
-    or tool (`actloop.runnables._workers.halted`)."""
-    from actloop.runnables._workers import halted
-
+    or tool (`actloop.runnables._halts.halted`). The drivers call it before each plan, stop
+    call and tool only when `HALTS` is not empty (inside a worker call): one context-variable read
+    before each."""
     if halted():
         raise KeyboardInterrupt("the call running this agent was abandoned; it starts nothing new")
 

@@ -29,10 +29,12 @@ from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from actloop.runnables._halts import HALTS
+
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["abandon", "halted", "run_batch", "run_in_worker", "submit", "tracking"]
+__all__ = ["abandon", "run_batch", "run_in_worker", "submit", "tracking"]
 
 T = TypeVar("T")
 
@@ -58,10 +60,6 @@ _backlog = 0
 _written_off: set[Future[Any]] = set()
 """Running calls whose caller stopped waiting: their worker exits once the call returns."""
 _local = threading.local()
-_halt: contextvars.ContextVar[tuple[threading.Event, ...]] = contextvars.ContextVar(
-    "actloop_halt", default=()
-)
-"""The abandon flags of the worker calls the current code runs inside (innermost last)."""
 _tracked: contextvars.ContextVar[list[Future[Any]] | None] = contextvars.ContextVar(
     "actloop_tracked_calls", default=None
 )
@@ -97,7 +95,7 @@ def _worker() -> None:
 
 def _enter(halt: threading.Event, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     """Run `fn(*args)` in the call's own context, where `halted()` also sees `halt`."""
-    _halt.set((*_halt.get(), halt))
+    HALTS.set((*HALTS.get(), halt))
     return fn(*args)
 
 
@@ -216,12 +214,6 @@ def _settle(waiter: asyncio.Future[T], done: Future[T]) -> None:
         waiter.set_exception(error)
     else:
         waiter.set_exception(exc)
-
-
-def halted() -> bool:
-    """True inside a worker call that its caller abandoned (deadline, Ctrl-C, a sibling's error),
-    or inside anything that call started: an agent running there should start nothing new."""
-    return any(event.is_set() for event in _halt.get())
 
 
 def run_batch(fn: Callable[[T], Any], items: list[T], limit: int) -> list[Any]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import types
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, NamedTuple, TypeAlias, cast
 
@@ -35,14 +37,31 @@ class Injection(NamedTuple):
     callbacks: bool
 
 
+_injections: weakref.WeakKeyDictionary[Callable[..., Any], Injection | None] = (
+    weakref.WeakKeyDictionary()
+)
+"""`injection` of each plain function seen: a tool built again around the same function (a new
+executor's tools, per run) does not inspect its signature and type hints again (~40 us)."""
+
+
 def injection(func: Callable[..., Any] | None) -> Injection | None:
     """What `func` wants injected, or None (the common case: nothing to do per call)."""
+    plain = isinstance(func, types.FunctionType)
+    if plain:
+        try:
+            return _injections[func]
+        except KeyError:
+            pass
     found = Injection(
         _schema.config_param(func),
         _schema.accepts(func, "run_manager"),
         _schema.accepts(func, "callbacks"),
     )
-    return found if any(found) else None
+    result = found if any(found) else None
+    if plain:
+        assert func is not None
+        _injections[func] = result
+    return result
 
 
 Outcome: TypeAlias = "tuple[Any, Any, Literal['success', 'error']]"
