@@ -12,9 +12,9 @@ import copy
 import json
 from typing import Any, NamedTuple, cast
 
-from actloop.agents import AgentAction
 from actloop.exceptions import CheckpointError, OutputParserException, SerializationError
 from actloop.serialization import dumps, loads
+from actloop.steps import AgentAction
 
 __all__ = [
     "DAMAGE",

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.exceptions import OutputParserException
 from actloop.output_parsers import AgentOutputParser
+from actloop.steps import AgentAction, AgentFinish
 
 __all__ = ["FORMAT_INSTRUCTIONS", "ConvoOutputParser"]
 

@@ -43,9 +43,9 @@ from actloop.models._local_prompt import (
 )
 
 if TYPE_CHECKING:
-    from actloop.agents import AgentAction, AgentFinish
     from actloop.prompts import ChatPromptTemplate
     from actloop.runnables import Runnable
+    from actloop.steps import AgentAction, AgentFinish
     from actloop.tools import BaseTool
 
 __all__ = [

@@ -11,8 +11,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, cast
 
-from actloop.agents import AgentStep
 from actloop.messages._record import Record
+from actloop.steps import AgentStep
 
 __all__ = ["dumps", "encode"]
 

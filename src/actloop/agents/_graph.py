@@ -1,0 +1,488 @@
+"""A `create_agent` agent as the loop core's agent: LangGraph's nodes mapped onto Plan and Act.
+
+The executor's loop (`executor/_loop.py`) and drivers run a `create_agent` agent as they run any
+multi-action agent. A Plan effect is one visit of LangGraph's model side: the tool results of the
+last step are added to the state (the tools node), then the node hooks and the model call run in
+LangGraph's order (before_agent once; before_model; model through the `wrap_model_call` chain;
+after_model in reverse; on the way out after_agent in reverse), and the plan returns the model's
+tool calls as actions (the loop runs them, in parallel when several) or the final state as the
+finish. An Act effect runs `ToolNode`s: each wraps one tool with the `wrap_tool_call` chain and
+returns LangGraph's `ToolMessage` (or a middleware's `Command`).
+
+The routing is written once as a generator of effects (`_Route.visit`: node hooks and model
+calls); `plan` and `aplan` only carry those effects out, sync or async. Nodes are counted as
+LangGraph counts super-steps, so `recursion_limit` stops a run at the same node with the same
+error text.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable, Generator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from actloop.agents.middleware.types import (
+    AgentMiddleware,
+    ModelRequest,
+    ModelResponse,
+    Runtime,
+    ToolCallRequest,
+    as_response,
+    can_jump_to,
+    overrides,
+)
+from actloop.agents.types import RECURSION_MESSAGE, Command, GraphRecursionError
+from actloop.executor import BaseMultiActionAgent
+from actloop.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+from actloop.steps import AgentFinish, ToolAgentAction
+from actloop.tools._validate import InvalidArguments
+
+__all__ = ["GraphRun", "GraphSpec", "ToolNode", "add_messages"]
+
+INVALID_TOOL = "Error: {requested_tool} is not a valid tool, try one of [{available_tools}]."
+INVOCATION_ERROR = (
+    "Error invoking tool '{tool_name}' with kwargs {tool_kwargs} with error:\n"
+    " {error}\n"
+    " Please fix the error and try again."
+)
+LATE = "Error: the run's max_execution_time passed before this tool call finished."
+
+Effect = tuple[str, Any, Any]
+"""("node", middleware, hook name) or ("model", request, None)."""
+
+
+def add_messages(left: list[BaseMessage], right: Sequence[Any]) -> list[BaseMessage]:
+    """LangGraph's messages reducer: new ids for messages without one; a message with a known
+    id replaces that message, others are appended."""
+    from actloop.chat_models import convert_to_messages
+
+    merged = list(left)
+    where = {m.id: i for i, m in enumerate(merged)}
+    for message in convert_to_messages(list(right)):
+        if message.id is None:
+            message.id = str(uuid.uuid4())
+        index = where.get(message.id)
+        if index is None:
+            where[message.id] = len(merged)
+            merged.append(message)
+        else:
+            merged[index] = message
+    return merged
+
+
+def apply_update(state: dict[str, Any], update: Any) -> None:
+    """Merge a node's update (a dict or a `Command`'s update) into `state`."""
+    if isinstance(update, Command):
+        update = update.update
+    if not update:
+        return
+    for key, value in cast("dict[str, Any]", update).items():
+        if key == "messages":
+            state["messages"] = add_messages(state.get("messages", []), _listed(value))
+        else:
+            state[key] = value
+
+
+def _listed(value: Any) -> list[Any]:
+    return cast("list[Any]", value) if isinstance(value, list) else [value]
+
+
+def _jump(result: Any) -> str | None:
+    """Where a hook's result asks to go (`{"jump_to": ...}` or a Command's `goto`)."""
+    if isinstance(result, Command):
+        goto = result.goto
+        return goto if isinstance(goto, str) else None
+    if isinstance(result, dict):
+        return cast("dict[str, Any]", result).get("jump_to")
+    return None
+
+
+@dataclass
+class GraphSpec:
+    """What `create_agent` compiled: model, tools, middleware by hook, prompt, name."""
+
+    model: Any
+    tools: dict[str, Any]
+    middleware: list[AgentMiddleware]
+    system_message: SystemMessage | None
+    name: str | None
+    hooks: dict[str, list[AgentMiddleware]] = field(default_factory=lambda: {})
+    model_wrappers: list[AgentMiddleware] = field(default_factory=lambda: [])
+    tool_wrappers: list[AgentMiddleware] = field(default_factory=lambda: [])
+
+    def __post_init__(self) -> None:
+        for hook in ("before_agent", "before_model", "after_model", "after_agent"):
+            self.hooks[hook] = [m for m in self.middleware if any(overrides(m, hook))]
+        self.model_wrappers = [m for m in self.middleware if any(overrides(m, "wrap_model_call"))]
+        self.tool_wrappers = [m for m in self.middleware if any(overrides(m, "wrap_tool_call"))]
+
+
+class GraphRun(BaseMultiActionAgent):
+    """One run of a `create_agent` agent, as the loop's agent: it holds the graph state."""
+
+    def __init__(
+        self, spec: GraphSpec, runtime: Runtime, recursion_limit: int, config: dict[str, Any]
+    ) -> None:
+        super().__init__()
+        self.spec = spec
+        self.runtime = runtime
+        self.limit = recursion_limit
+        self.config = config
+        self.state: dict[str, Any] = {}
+        self.nodes = 0
+        """Nodes run so far (LangGraph's super-steps)."""
+        self.absorbed = 0
+        """Steps of the loop whose tool results are in the state."""
+        self.started = False
+
+    @property
+    def input_keys(self) -> list[str]:
+        return ["messages"]
+
+    @property
+    def return_values(self) -> list[str]:
+        return ["messages"]
+
+    def tool_run_logging_kwargs(self) -> dict[str, Any]:
+        return {}
+
+    # -- the loop's agent protocol ---------------------------------------------------------------
+
+    def plan(
+        self, intermediate_steps: list[tuple[Any, Any]], callbacks: Any = None, **kwargs: Any
+    ) -> Any:
+        """Carry out one visit of the model side, sync."""
+        route = self._route(intermediate_steps, kwargs)
+        result: Any = None
+        try:
+            while True:
+                kind, target, hook = route.send(result)
+                if kind == "node":
+                    result = getattr(target, hook)(self.state, self.runtime)
+                else:
+                    result = self._call_model(target, callbacks)
+        except StopIteration as done:
+            return done.value
+
+    async def aplan(
+        self, intermediate_steps: list[tuple[Any, Any]], callbacks: Any = None, **kwargs: Any
+    ) -> Any:
+        """Carry out one visit of the model side, async."""
+        route = self._route(intermediate_steps, kwargs)
+        result: Any = None
+        try:
+            while True:
+                kind, target, hook = route.send(result)
+                if kind == "node":
+                    result = await self._anode(target, hook)
+                else:
+                    result = await self._acall_model(target, callbacks)
+        except StopIteration as done:
+            return done.value
+
+    def return_stopped_response(
+        self,
+        early_stopping_method: str,
+        intermediate_steps: list[Any],
+        callbacks: Any = None,
+        **kwargs: Any,
+    ) -> AgentFinish:
+        """The deadline passed: the state so far, every unanswered tool call answered with an
+        error (so the conversation can go on)."""
+        self._absorb(intermediate_steps, kwargs)
+        last = self._last_ai()
+        if last is not None:
+            answered = self._answered()
+            late = [
+                ToolMessage(LATE, tool_call_id=c["id"], name=c["name"], status="error")
+                for c in last.tool_calls
+                if c["id"] not in answered
+            ]
+            apply_update(self.state, {"messages": late})
+        return AgentFinish(dict(self.state), "")
+
+    # -- state ---------------------------------------------------------------------------------
+
+    def _absorb(self, steps: list[tuple[Any, Any]], inputs: dict[str, Any]) -> bool:
+        """Add the tool results of steps not seen yet (the tools node); True if there were."""
+        if not self.started:
+            self.started = True
+            self.state = {k: v for k, v in inputs.items() if k != "messages"}
+            self.state["messages"] = add_messages([], inputs.get("messages", []))
+            for action, _ in steps:  # a resumed run: its model turns come back from the steps
+                for message in action.message_log:
+                    if message not in self.state["messages"]:
+                        apply_update(self.state, {"messages": [message]})
+        new = steps[self.absorbed :]
+        self.absorbed = len(steps)
+        for action, observation in new:
+            if isinstance(observation, (ToolMessage, Command)):
+                apply_update(
+                    self.state,
+                    {"messages": [observation]}
+                    if isinstance(observation, ToolMessage)
+                    else observation,
+                )
+            else:  # the loop's invalid-tool answer: LangGraph's text instead
+                names = ", ".join(self.spec.tools)
+                text = INVALID_TOOL.format(requested_tool=action.tool, available_tools=names)
+                message = ToolMessage(
+                    text, tool_call_id=action.tool_call_id, name=action.tool, status="error"
+                )
+                apply_update(self.state, {"messages": [message]})
+        return bool(new)
+
+    def _last_ai(self) -> AIMessage | None:
+        for message in reversed(self.state["messages"]):
+            if isinstance(message, AIMessage):
+                return message
+        return None
+
+    def _answered(self) -> set[str]:
+        messages: list[BaseMessage] = self.state["messages"]
+        last = self._last_ai()
+        after = messages[messages.index(last) + 1 :] if last is not None else []
+        return {m.tool_call_id for m in after if isinstance(m, ToolMessage)}
+
+    def _pending(self) -> list[dict[str, Any]]:
+        last = self._last_ai()
+        if last is None:
+            return []
+        answered = self._answered()
+        return [dict(c) for c in last.tool_calls if c["id"] not in answered]
+
+    def _step(self) -> None:
+        """One more node: LangGraph's recursion limit counts them."""
+        if self.nodes >= self.limit:
+            raise GraphRecursionError(RECURSION_MESSAGE.format(limit=self.limit))
+        self.nodes += 1
+
+    # -- routing (written once; plan and aplan carry out its effects) -------------------------
+
+    def _route(
+        self, steps: list[tuple[Any, Any]], inputs: dict[str, Any]
+    ) -> Generator[Effect, Any, Any]:
+        first = not self.started
+        self._absorb(steps, inputs)  # the tools node was counted when its calls were planned
+        hooks = self.spec.hooks
+        to = "model"
+        if first:
+            to = (yield from self._nodes("before_agent", hooks["before_agent"])) or "model"
+        elif self._all_direct(steps):
+            to = "end"
+        while to == "model":
+            to = yield from self._nodes("before_model", hooks["before_model"])
+            if to is not None:
+                continue
+            self._step()
+            request = ModelRequest(
+                model=self.spec.model,
+                messages=list(self.state["messages"]),
+                system_message=self.spec.system_message,
+                tools=list(self.spec.tools.values()),
+                state=self.state,
+                runtime=self.runtime,
+            )
+            response: ModelResponse = yield ("model", request, None)
+            apply_update(self.state, {"messages": response.result})
+            if response.structured_response is not None:
+                self.state["structured_response"] = response.structured_response
+            to = yield from self._nodes("after_model", hooks["after_model"][::-1])
+            if to is None:
+                to = self._after_model_route()
+        if to == "tools":
+            pending = self._pending()
+            if pending:
+                self._step()
+                last = self._last_ai()
+                assert last is not None
+                return [ToolAgentAction(c["name"], c, "", [last], c["id"]) for c in pending]
+        yield from self._nodes("after_agent", hooks["after_agent"][::-1], jumps=False)
+        return AgentFinish(dict(self.state), "")
+
+    def _nodes(
+        self, hook: str, middleware: list[AgentMiddleware], *, jumps: bool = True
+    ) -> Generator[Effect, Any, str | None]:
+        """Run `hook` of each middleware as a node; the destination of a declared jump."""
+        for m in middleware:
+            self._step()
+            result = yield ("node", m, hook)
+            apply_update(self.state, result)
+            self.state.pop("jump_to", None)
+            target = _jump(result)
+            if jumps and target is not None and target in can_jump_to(m, hook):
+                return target
+        return None
+
+    def _after_model_route(self) -> str:
+        last = self._last_ai()
+        if last is None or not last.tool_calls:
+            return "end"
+        if self._pending():
+            return "tools"
+        return "model"
+
+    def _all_direct(self, steps: list[tuple[Any, Any]]) -> bool:
+        """Whether every call of the last step went to a `return_direct` tool."""
+        last = self._last_ai()
+        if last is None or not steps:
+            return False
+        names = [c["name"] for c in last.tool_calls]
+        tools = self.spec.tools
+        return bool(names) and all(n in tools and tools[n].return_direct for n in names)
+
+    # -- effects -------------------------------------------------------------------------------
+
+    async def _anode(self, middleware: AgentMiddleware, hook: str) -> Any:
+        sync, is_async = overrides(middleware, hook)
+        if is_async or not sync:
+            return await getattr(middleware, "a" + hook)(self.state, self.runtime)
+        return getattr(middleware, hook)(self.state, self.runtime)
+
+    def _bound(self, request: ModelRequest) -> Any:
+        if request.tools:
+            return request.model.bind_tools(
+                request.tools, tool_choice=request.tool_choice, **request.model_settings
+            )
+        if request.model_settings:
+            return request.model.bind(**request.model_settings)
+        return request.model
+
+    def _prompt(self, request: ModelRequest) -> list[BaseMessage]:
+        if request.system_message is None:
+            return list(request.messages)
+        return [request.system_message, *request.messages]
+
+    def _named(self, output: Any) -> ModelResponse:
+        if self.spec.name:
+            output.name = self.spec.name
+        return ModelResponse([output])
+
+    def _call_model(self, request: ModelRequest, callbacks: Any) -> ModelResponse:
+        config: dict[str, Any] = {"callbacks": callbacks}
+
+        def execute(req: ModelRequest) -> ModelResponse:
+            return self._named(self._bound(req).invoke(self._prompt(req), config))
+
+        handler: Callable[[ModelRequest], Any] = execute
+        for m in reversed(self.spec.model_wrappers):
+            handler = _wrap_sync(m, "wrap_model_call", handler)
+        return as_response(handler(request))
+
+    async def _acall_model(self, request: ModelRequest, callbacks: Any) -> ModelResponse:
+        config: dict[str, Any] = {"callbacks": callbacks}
+
+        async def execute(req: ModelRequest) -> ModelResponse:
+            return self._named(await self._bound(req).ainvoke(self._prompt(req), config))
+
+        handler: Callable[[ModelRequest], Awaitable[Any]] = execute
+        for m in reversed(self.spec.model_wrappers):
+            handler = _wrap_async(m, "wrap_model_call", handler)
+        return as_response(await handler(request))
+
+
+def _wrap_sync(m: AgentMiddleware, hook: str, inner: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    method = getattr(m, hook)
+    if not overrides(m, hook)[0]:
+        raise NotImplementedError(
+            f"{m.name} only has an async {hook} (a{hook}); run the agent with ainvoke/astream"
+        )
+    return lambda request: method(request, inner)
+
+
+def _wrap_async(
+    m: AgentMiddleware, hook: str, inner: Callable[[Any], Awaitable[Any]]
+) -> Callable[[Any], Awaitable[Any]]:
+    sync, is_async = overrides(m, hook)
+    if is_async or not sync:
+        method = getattr(m, "a" + hook)
+        return lambda request: method(request, inner)
+
+    async def run_sync(request: Any) -> Any:  # a sync wrapper on the async path: its handler
+        raise NotImplementedError(  # would have to block on the async inner call
+            f"{m.name} only has a sync {hook}; define a{hook} to run it with ainvoke/astream"
+        )
+
+    return run_sync
+
+
+class ToolNode:
+    """One tool as the loop runs it in a `create_agent` agent: its input is the model's tool
+    call; it runs the `wrap_tool_call` chain around the tool and returns LangGraph's
+    `ToolMessage` (argument errors become the model's error message; other errors raise)."""
+
+    return_direct = False
+    """The graph decides return_direct itself (after the whole step), never the loop."""
+
+    def __init__(self, tool: Any, run: GraphRun) -> None:
+        self.tool = tool
+        self.name: str = tool.name
+        self.owner = run
+        self.requires_approval: bool = bool(getattr(tool, "requires_approval", False))
+        self.idempotent: bool = bool(getattr(tool, "idempotent", True))
+
+    def _request(self, call: dict[str, Any]) -> ToolCallRequest:
+        return ToolCallRequest(call, self.tool, self.owner.state, self.owner.runtime)
+
+    def run(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
+        def execute(request: ToolCallRequest) -> Any:
+            call = request.tool_call
+            invalid = _invalid(request.tool, call)
+            if invalid is not None:
+                return invalid
+            return request.tool.run(call["args"], tool_call_id=call["id"], **_tool_kwargs(kwargs))
+
+        handler: Callable[[Any], Any] = execute
+        for m in reversed(self.owner.spec.tool_wrappers):
+            handler = _wrap_sync(m, "wrap_tool_call", handler)
+        return handler(self._request(tool_input))
+
+    async def arun(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
+        async def execute(request: ToolCallRequest) -> Any:
+            call = request.tool_call
+            invalid = _invalid(request.tool, call)
+            if invalid is not None:
+                return invalid
+            return await request.tool.arun(
+                call["args"], tool_call_id=call["id"], **_tool_kwargs(kwargs)
+            )
+
+        handler: Callable[[Any], Awaitable[Any]] = execute
+        for m in reversed(self.owner.spec.tool_wrappers):
+            handler = _wrap_async(m, "wrap_tool_call", handler)
+        return await handler(self._request(tool_input))
+
+
+def _tool_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The driver's run kwargs a tool takes (callbacks, config); colours are classic's."""
+    return {k: v for k, v in kwargs.items() if k in ("callbacks", "config")}
+
+
+def _invalid(tool: Any, call: dict[str, Any]) -> ToolMessage | None:
+    """LangGraph's message when the call's arguments fail the tool's schema (a tool that
+    handles its own validation errors, `handle_validation_error`, answers them itself)."""
+    check = getattr(tool, "_to_args_and_kwargs", None)
+    if check is None or getattr(tool, "handle_validation_error", False):
+        return None
+    try:
+        check(call["args"], call["id"])
+    except InvalidArguments as exc:
+        return _invocation_error(call, exc)
+    return None
+
+
+def _invocation_error(call: dict[str, Any], exc: InvalidArguments) -> ToolMessage:
+    """LangGraph's `ToolInvocationError` message for arguments that failed validation."""
+    cause = exc.cause
+    errors = getattr(cause, "errors", None)
+    if callable(errors):
+        lines = [
+            ".".join(str(p) for p in e.get("loc", ())) + ": " + str(e.get("msg", "Unknown error"))
+            for e in cast("list[dict[str, Any]]", errors())
+        ]
+        detail = "\n".join(lines)
+    else:
+        detail = str(exc)
+    text = INVOCATION_ERROR.format(tool_name=call["name"], tool_kwargs=call["args"], error=detail)
+    return ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")

@@ -1,0 +1,37 @@
+"""Middleware for `create_agent` agents (`langchain.agents.middleware` under the same names)."""
+
+from __future__ import annotations
+
+from actloop.agents.middleware.types import (
+    AgentMiddleware,
+    AgentState,
+    ModelRequest,
+    ModelResponse,
+    Runtime,
+    ToolCallRequest,
+    after_agent,
+    after_model,
+    before_agent,
+    before_model,
+    dynamic_prompt,
+    hook_config,
+    wrap_model_call,
+    wrap_tool_call,
+)
+
+__all__ = [
+    "AgentMiddleware",
+    "AgentState",
+    "ModelRequest",
+    "ModelResponse",
+    "Runtime",
+    "ToolCallRequest",
+    "after_agent",
+    "after_model",
+    "before_agent",
+    "before_model",
+    "dynamic_prompt",
+    "hook_config",
+    "wrap_model_call",
+    "wrap_tool_call",
+]
