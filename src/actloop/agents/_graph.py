@@ -383,11 +383,14 @@ class GraphRun(BaseMultiActionAgent):
 
 
 def _wrap_sync(m: AgentMiddleware, hook: str, inner: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`inner` wrapped by `m`'s sync `hook`; a model call's result is always a ModelResponse."""
     method = getattr(m, hook)
     if not overrides(m, hook)[0]:
         raise NotImplementedError(
             f"{m.name} only has an async {hook} (a{hook}); run the agent with ainvoke/astream"
         )
+    if hook == "wrap_model_call":
+        return lambda request: as_response(method(request, inner))
     return lambda request: method(request, inner)
 
 
@@ -397,7 +400,13 @@ def _wrap_async(
     sync, is_async = overrides(m, hook)
     if is_async or not sync:
         method = getattr(m, "a" + hook)
-        return lambda request: method(request, inner)
+        if hook != "wrap_model_call":
+            return lambda request: method(request, inner)
+
+        async def normalized(request: Any) -> Any:
+            return as_response(await method(request, inner))
+
+        return normalized
 
     async def run_sync(request: Any) -> Any:  # a sync wrapper on the async path: its handler
         raise NotImplementedError(  # would have to block on the async inner call
