@@ -39,7 +39,11 @@ TWO_TURNS = [
 
 
 def compare(
-    make: Any, replies: list[dict[str, Any]] = TWO_TURNS, *, run_async: bool = False
+    make: Any,
+    replies: list[dict[str, Any]] = TWO_TURNS,
+    *,
+    run_async: bool = False,
+    ordered: bool = True,
 ) -> Any:
     """Build the middleware on both sides, run, and return (actloop state, both logs)."""
     lc_log: list[Any] = []
@@ -53,7 +57,10 @@ def compare(
         lc_out = lc.invoke({"messages": [lc_h]})
         al_out = al.invoke({"messages": [al_h]})
     assert state_fields(al_out) == state_fields(lc_out)
-    assert al_log == lc_log
+    if ordered:
+        assert al_log == lc_log
+    else:  # LangGraph runs a step's tool calls on threads: their hooks' order is not fixed there
+        assert sorted(al_log, key=repr) == sorted(lc_log, key=repr)
     return state_fields(al_out), al_log
 
 
@@ -227,7 +234,7 @@ def test_wrap_tool_call_sees_each_call_and_may_answer_it_itself() -> None:
 
         return [guard]
 
-    state, log = compare(make)
+    state, log = compare(make, ordered=False)
     assert log == [("add", "c1", "add"), ("shout", "c2", "shout")]
     tools = [(m["content"], m["status"]) for m in state["messages"] if m["type"] == "tool"]
     assert tools == [("30", "success"), ("blocked", "error")]
@@ -252,7 +259,7 @@ def test_async_hooks_on_ainvoke() -> None:
 
         return [note, around, tools]
 
-    _, log = compare(make, run_async=True)
+    _, log = compare(make, run_async=True, ordered=False)
     assert log == [
         ("before", 1),
         ("model", 1),

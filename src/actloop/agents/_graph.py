@@ -84,6 +84,14 @@ def apply_update(state: dict[str, Any], update: Any) -> None:
             state[key] = value
 
 
+def _reason(observation: Any) -> str | None:
+    """The reviewer's message a rejection carries (see `decisions_to_resume`)."""
+    import json
+
+    _, found, reason = str(observation).partition(" Reason: ")
+    return json.loads(reason).get("message") if found else None
+
+
 def _listed(value: Any) -> list[Any]:
     return cast("list[Any]", value) if isinstance(value, list) else [value]
 
@@ -216,22 +224,36 @@ class GraphRun(BaseMultiActionAgent):
                         apply_update(self.state, {"messages": [message]})
         new = steps[self.absorbed :]
         self.absorbed = len(steps)
-        for action, observation in new:
-            if isinstance(observation, (ToolMessage, Command)):
-                apply_update(
-                    self.state,
-                    {"messages": [observation]}
-                    if isinstance(observation, ToolMessage)
-                    else observation,
-                )
-            else:  # the loop's invalid-tool answer: LangGraph's text instead
-                names = ", ".join(self.spec.tools)
-                text = INVALID_TOOL.format(requested_tool=action.tool, available_tools=names)
-                message = ToolMessage(
-                    text, tool_call_id=action.tool_call_id, name=action.tool, status="error"
-                )
-                apply_update(self.state, {"messages": [message]})
+        # LangChain answers rejected calls in after_model, before the tools node runs the rest
+        rejected = [s for s in new if self._rejected(*s)]
+        for action, observation in [*rejected, *(s for s in new if s not in rejected)]:
+            apply_update(self.state, self._answer(action, observation))
+
         return bool(new)
+
+    def _rejected(self, action: Any, observation: Any) -> bool:
+        """Whether the loop's observation is a reviewer's rejection (a known tool, no result)."""
+        return not isinstance(observation, (Command, ToolMessage)) and (
+            action.tool in self.spec.tools
+        )
+
+    def _answer(self, action: Any, observation: Any) -> Any:
+        """The state update of one finished call: its ToolMessage, a middleware's Command, or
+        LangChain's message for a call a reviewer rejected or a tool that does not exist."""
+        if isinstance(observation, Command):
+            return observation
+        if isinstance(observation, ToolMessage):
+            return {"messages": [observation]}
+        if self._rejected(action, observation):
+            from actloop.agents.middleware.human_in_the_loop import rejected_message
+
+            return {"messages": [rejected_message(action.tool_input, _reason(observation))]}
+        names = ", ".join(self.spec.tools)  # the loop's invalid-tool answer: LangGraph's text
+        text = INVALID_TOOL.format(requested_tool=action.tool, available_tools=names)
+        message = ToolMessage(
+            text, tool_call_id=action.tool_call_id, name=action.tool, status="error"
+        )
+        return {"messages": [message]}
 
     def _last_ai(self) -> AIMessage | None:
         for message in reversed(self.state["messages"]):
@@ -428,7 +450,11 @@ class ToolNode:
         self.tool = tool
         self.name: str = tool.name
         self.owner = run
-        self.requires_approval: bool = bool(getattr(tool, "requires_approval", False))
+        from actloop.agents.middleware.human_in_the_loop import gated
+
+        self.requires_approval: bool = bool(getattr(tool, "requires_approval", False)) or gated(
+            run.spec, self.name
+        )
         self.idempotent: bool = bool(getattr(tool, "idempotent", True))
 
     def _request(self, call: dict[str, Any]) -> ToolCallRequest:
@@ -445,7 +471,15 @@ class ToolNode:
         handler: Callable[[Any], Any] = execute
         for m in reversed(self.owner.spec.tool_wrappers):
             handler = _wrap_sync(m, "wrap_tool_call", handler)
-        return handler(self._request(tool_input))
+        call, edited = _unedited(tool_input)
+        return self._edited(handler(self._request(call)), edited)
+
+    def _edited(self, result: Any, edited: dict[str, Any] | None) -> Any:
+        if edited is None:
+            return result
+        from actloop.agents.middleware.human_in_the_loop import edited_result
+
+        return edited_result(self.owner.spec, result, edited)
 
     async def arun(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
         async def execute(request: ToolCallRequest) -> Any:
@@ -460,7 +494,16 @@ class ToolNode:
         handler: Callable[[Any], Awaitable[Any]] = execute
         for m in reversed(self.owner.spec.tool_wrappers):
             handler = _wrap_async(m, "wrap_tool_call", handler)
-        return await handler(self._request(tool_input))
+        call, edited = _unedited(tool_input)
+        return self._edited(await handler(self._request(call)), edited)
+
+
+def _unedited(tool_input: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The call to run and, for a reviewer's edit, what the reviewer sent."""
+    if "edited" not in tool_input:
+        return tool_input, None
+    call = {k: v for k, v in tool_input.items() if k != "edited"}
+    return call, tool_input["edited"]
 
 
 def _tool_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,9 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, cast
 
+from actloop.agents import _threads
 from actloop.agents._graph import GraphRun, GraphSpec, ToolNode
+from actloop.agents._threads import StateSnapshot
 from actloop.agents.middleware.types import AgentMiddleware, Runtime
 from actloop.messages import SystemMessage
 
@@ -136,27 +138,71 @@ class CompiledAgent:
             max_execution_time=self.max_execution_time,
             name=self.name,
         )
+        if not isinstance(input, dict):
+            return executor, input, run  # a Resume of a paused or broken turn
         inputs = dict(cast("dict[str, Any]", input))
         return executor, {**inputs, "messages": list(inputs.get("messages", []))}, run
 
     def invoke(
         self, input: Any, config: dict[str, Any] | None = None, *, context: Any = None, **_: Any
     ) -> dict[str, Any]:
-        """Run to the end; the final state (`{"messages": [...], ...}`)."""
-        executor, inputs, _run = self._prepare(input, config, context)
-        return executor.invoke(inputs, cast("Any", self._config(config)), return_only_outputs=True)
+        """Run to the end; the final state (`{"messages": [...], ...}`). With a checkpointer
+        and `config["configurable"]["thread_id"]`, the run goes on from the thread's state."""
+        turn = self._turn(config)
+        if turn is not None:
+            turn.begin(_threads.latest(self.checkpointer, turn.thread))
+        call = self._start(input, config, context, turn)
+        return self._finish(call.invoke_sync(), turn, call.run)
 
     async def ainvoke(
         self, input: Any, config: dict[str, Any] | None = None, *, context: Any = None, **_: Any
     ) -> dict[str, Any]:
         """Async `invoke`."""
-        executor, inputs, _run = self._prepare(input, config, context)
-        return await executor.ainvoke(
-            inputs, cast("Any", self._config(config)), return_only_outputs=True
-        )
+        turn = self._turn(config)
+        if turn is not None:
+            turn.begin(await _threads.alatest(self.checkpointer, turn.thread))
+        call = self._start(input, config, context, turn)
+        return self._finish(await call.invoke_async(), turn, call.run)
 
-    def _config(self, config: dict[str, Any] | None) -> dict[str, Any]:
-        return {k: v for k, v in (config or {}).items() if k != "recursion_limit"}
+    def _turn(self, config: dict[str, Any] | None) -> _threads.Turn | None:
+        """The thread turn this run is, when it has a checkpointer and a thread id."""
+        configurable: dict[str, Any] = (config or {}).get("configurable") or {}
+        thread: Any = configurable.get("thread_id")
+        if self.checkpointer is None or thread is None:
+            return None
+        return _threads.Turn(str(thread), self.spec)
+
+    def _start(
+        self, input: Any, config: dict[str, Any] | None, context: Any, turn: _threads.Turn | None
+    ) -> _Call:
+        run_config = {k: v for k, v in (config or {}).items() if k != "recursion_limit"}
+        if turn is not None:
+            input = turn.input(input)
+            configurable: dict[str, Any] = dict(run_config.get("configurable") or {})
+            run_config["configurable"] = {**configurable, "thread_id": turn.run_id}
+        executor, inputs, run = self._prepare(input, config, context)
+        if turn is not None:
+            executor.checkpointer = self.checkpointer
+        return _Call(executor, inputs, run_config, run)
+
+    def _finish(
+        self, outputs: dict[str, Any], turn: _threads.Turn | None, run: GraphRun
+    ) -> dict[str, Any]:
+        return outputs if turn is None else turn.outputs(outputs, run.state)
+
+    def get_state(self, config: dict[str, Any]) -> StateSnapshot:
+        """The thread's state now: values, what runs next, the pending interrupts."""
+        turn = self._turn(config)
+        if turn is None:
+            raise ValueError("No checkpointer set")
+        return turn.snapshot(_threads.latest(self.checkpointer, turn.thread), config)
+
+    async def aget_state(self, config: dict[str, Any]) -> StateSnapshot:
+        """Async `get_state`."""
+        turn = self._turn(config)
+        if turn is None:
+            raise ValueError("No checkpointer set")
+        return turn.snapshot(await _threads.alatest(self.checkpointer, turn.thread), config)
 
     def batch(
         self, inputs: list[Any], config: dict[str, Any] | None = None, **kwargs: Any
@@ -178,3 +224,16 @@ class CompiledAgent:
 
     def get_name(self) -> str:
         return self.name
+
+
+class _Call:
+    """One executor call of a run, sync or async (the outputs only)."""
+
+    def __init__(self, executor: Any, inputs: Any, config: dict[str, Any], run: GraphRun) -> None:
+        self.executor, self.inputs, self.config, self.run = executor, inputs, config, run
+
+    def invoke_sync(self) -> dict[str, Any]:
+        return self.executor.invoke(self.inputs, self.config, return_only_outputs=True)
+
+    async def invoke_async(self) -> dict[str, Any]:
+        return await self.executor.ainvoke(self.inputs, self.config, return_only_outputs=True)

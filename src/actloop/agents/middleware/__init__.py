@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from actloop.agents.middleware.human_in_the_loop import (
+    HumanInTheLoopMiddleware,
+    InterruptOnConfig,
+)
 from actloop.agents.middleware.types import (
     AgentMiddleware,
     AgentState,
@@ -22,6 +26,8 @@ from actloop.agents.middleware.types import (
 __all__ = [
     "AgentMiddleware",
     "AgentState",
+    "HumanInTheLoopMiddleware",
+    "InterruptOnConfig",
     "ModelRequest",
     "ModelResponse",
     "Runtime",
