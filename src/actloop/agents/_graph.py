@@ -143,6 +143,10 @@ class GraphRun(BaseMultiActionAgent):
         self.absorbed = 0
         """Steps of the loop whose tool results are in the state."""
         self.started = False
+        self.sink: Callable[[str, Any], None] | None = None
+        """Where stream chunks go: `(mode, payload)`."""
+        self.stream_tokens = False
+        """Whether model calls stream (stream_mode "messages")."""
 
     @property
     def input_keys(self) -> list[str]:
@@ -222,14 +226,25 @@ class GraphRun(BaseMultiActionAgent):
                 for message in action.message_log:
                     if message not in self.state["messages"]:
                         apply_update(self.state, {"messages": [message]})
+            self.emit("values", dict(self.state))
         new = steps[self.absorbed :]
         self.absorbed = len(steps)
         # LangChain answers rejected calls in after_model, before the tools node runs the rest
         rejected = [s for s in new if self._rejected(*s)]
         for action, observation in [*rejected, *(s for s in new if s not in rejected)]:
-            apply_update(self.state, self._answer(action, observation))
-
+            update = self._answer(action, observation)
+            apply_update(self.state, update)
+            self.emit(
+                "updates", {"tools": update.update if isinstance(update, Command) else update}
+            )
+        if new:
+            self.emit("values", dict(self.state))
         return bool(new)
+
+    def emit(self, mode: str, payload: Any) -> None:
+        """Report a stream chunk (`stream`/`astream` set the sink; `invoke` has none)."""
+        if self.sink is not None:
+            self.sink(mode, payload)
 
     def _rejected(self, action: Any, observation: Any) -> bool:
         """Whether the loop's observation is a reviewer's rejection (a known tool, no result)."""
@@ -307,9 +322,12 @@ class GraphRun(BaseMultiActionAgent):
                 runtime=self.runtime,
             )
             response: ModelResponse = yield ("model", request, None)
-            apply_update(self.state, {"messages": response.result})
+            update: dict[str, Any] = {"messages": response.result}
             if response.structured_response is not None:
-                self.state["structured_response"] = response.structured_response
+                update["structured_response"] = response.structured_response
+            apply_update(self.state, update)
+            self.emit("updates", {"model": update})
+            self.emit("values", dict(self.state))
             to = yield from self._nodes("after_model", hooks["after_model"][::-1])
             if to is None:
                 to = self._after_model_route()
@@ -332,6 +350,9 @@ class GraphRun(BaseMultiActionAgent):
             result = yield ("node", m, hook)
             apply_update(self.state, result)
             self.state.pop("jump_to", None)
+            self.emit("updates", {f"{m.name}.{hook}": result})
+            if result:
+                self.emit("values", dict(self.state))
             target = _jump(result)
             if jumps and target is not None and target in can_jump_to(m, hook):
                 return target
@@ -376,6 +397,18 @@ class GraphRun(BaseMultiActionAgent):
             return list(request.messages)
         return [request.system_message, *request.messages]
 
+    def _token(self, chunk: Any) -> Any:
+        """Report one model chunk (stream_mode "messages") with LangGraph's node metadata."""
+        step = self.nodes
+        metadata = {
+            "langgraph_step": step,
+            "langgraph_node": "model",
+            "langgraph_triggers": ("branch:to:model",),
+            "langgraph_path": ("__pregel_pull", "model"),
+        }
+        self.emit("messages", (chunk, metadata))
+        return chunk
+
     def _named(self, output: Any) -> ModelResponse:
         if self.spec.name:
             output.name = self.spec.name
@@ -385,7 +418,11 @@ class GraphRun(BaseMultiActionAgent):
         config: dict[str, Any] = {"callbacks": callbacks}
 
         def execute(req: ModelRequest) -> ModelResponse:
-            return self._named(self._bound(req).invoke(self._prompt(req), config))
+            bound, prompt = self._bound(req), self._prompt(req)
+            if not self.stream_tokens:
+                return self._named(bound.invoke(prompt, config))
+            chunks = [self._token(c) for c in bound.stream(prompt, config)]
+            return self._named(_joined(chunks))
 
         handler: Callable[[ModelRequest], Any] = execute
         for m in reversed(self.spec.model_wrappers):
@@ -396,12 +433,26 @@ class GraphRun(BaseMultiActionAgent):
         config: dict[str, Any] = {"callbacks": callbacks}
 
         async def execute(req: ModelRequest) -> ModelResponse:
-            return self._named(await self._bound(req).ainvoke(self._prompt(req), config))
+            bound, prompt = self._bound(req), self._prompt(req)
+            if not self.stream_tokens:
+                return self._named(await bound.ainvoke(prompt, config))
+            chunks = [self._token(c) async for c in bound.astream(prompt, config)]
+            return self._named(_joined(chunks))
 
         handler: Callable[[ModelRequest], Awaitable[Any]] = execute
         for m in reversed(self.spec.model_wrappers):
             handler = _wrap_async(m, "wrap_model_call", handler)
         return as_response(await handler(request))
+
+
+def _joined(chunks: list[Any]) -> Any:
+    """The message a model's streamed chunks add up to."""
+    from actloop.messages import message_chunk_to_message
+
+    total = chunks[0]
+    for chunk in chunks[1:]:
+        total = total + chunk
+    return message_chunk_to_message(total)
 
 
 def _wrap_sync(m: AgentMiddleware, hook: str, inner: Callable[[Any], Any]) -> Callable[[Any], Any]:

@@ -130,6 +130,7 @@ class CompiledAgent:
         limit = int(config.pop("recursion_limit", DEFAULT_RECURSION_LIMIT))
         runtime = Runtime(context=context, store=self.store, config=config)
         run = GraphRun(self.spec, runtime, limit, config)
+        runtime.stream_writer = lambda chunk: run.emit("custom", chunk)
         tools = [ToolNode(t, run) for t in self.spec.tools.values()]
         executor = AgentExecutor(
             agent=run,
@@ -216,14 +217,122 @@ class CompiledAgent:
         """`ainvoke` the inputs concurrently."""
         return list(await asyncio.gather(*(self.ainvoke(i, config, **kwargs) for i in inputs)))
 
-    def stream(self, *args: Any, **kwargs: Any) -> Iterator[Any]:  # pragma: no cover - stub
-        raise NotImplementedError
+    def stream(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        context: Any = None,
+        stream_mode: str | Sequence[str] | None = None,
+        **_: Any,
+    ) -> Iterator[Any]:
+        """LangGraph's `stream`: chunks of the `stream_mode`s ("values", "updates", "messages",
+        "custom"; default "updates"), `(mode, chunk)` pairs when a list of modes is given. The
+        run goes on a worker thread so chunks arrive as they happen."""
+        import contextvars
+        import queue
+        import threading
 
-    def astream(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:  # pragma: no cover
-        raise NotImplementedError
+        modes, single = _modes(stream_mode)
+        turn = self._turn(config)
+        if turn is not None:
+            turn.begin(_threads.latest(self.checkpointer, turn.thread))
+        call = self._start(input, config, context, turn)
+        chunks: queue.Queue[tuple[Any, Any]] = queue.Queue()
+        _listen(call.run, modes, chunks.put)
+
+        def work() -> None:
+            try:
+                chunks.put((_DONE, self._finish(call.invoke_sync(), turn, call.run)))
+            except BaseException as exc:
+                chunks.put((_DONE, exc))
+
+        context_copy = contextvars.copy_context()
+        threading.Thread(target=context_copy.run, args=(work,), daemon=True).start()
+        while True:
+            mode, payload = chunks.get()
+            if mode is _DONE:
+                yield from _ending(payload, modes, single)
+                return
+            yield payload if single else (mode, payload)
+
+    async def astream(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        context: Any = None,
+        stream_mode: str | Sequence[str] | None = None,
+        **_: Any,
+    ) -> AsyncIterator[Any]:
+        """Async `stream`: the run is a task on this event loop."""
+        modes, single = _modes(stream_mode)
+        turn = self._turn(config)
+        if turn is not None:
+            turn.begin(await _threads.alatest(self.checkpointer, turn.thread))
+        call = self._start(input, config, context, turn)
+        loop = asyncio.get_running_loop()
+        chunks: asyncio.Queue[tuple[Any, Any]] = asyncio.Queue()
+
+        def put(item: tuple[Any, Any]) -> None:  # hooks, tools and writers may be on threads
+            loop.call_soon_threadsafe(chunks.put_nowait, item)
+
+        _listen(call.run, modes, put)
+
+        async def work() -> None:
+            try:
+                outputs = self._finish(await call.invoke_async(), turn, call.run)
+                loop.call_soon(chunks.put_nowait, (_DONE, outputs))  # after the chunks queued
+            except BaseException as exc:
+                loop.call_soon(chunks.put_nowait, (_DONE, exc))
+
+        task = asyncio.ensure_future(work())
+        try:
+            while True:
+                mode, payload = await chunks.get()
+                if mode is _DONE:
+                    for chunk in _ending(payload, modes, single):
+                        yield chunk
+                    return
+                yield payload if single else (mode, payload)
+        finally:
+            if not task.done():
+                task.cancel()
 
     def get_name(self) -> str:
         return self.name
+
+
+_DONE: Any = object()
+STREAM_MODES = ("values", "updates", "messages", "custom")
+
+
+def _modes(stream_mode: str | Sequence[str] | None) -> tuple[tuple[str, ...], bool]:
+    """The modes asked for, and whether one mode was given as a string (plain chunks)."""
+    if stream_mode is None:
+        return ("updates",), True
+    modes = (stream_mode,) if isinstance(stream_mode, str) else tuple(stream_mode)
+    for mode in modes:
+        if mode not in STREAM_MODES:
+            raise ValueError(f"stream_mode {mode!r} is not supported; use one of {STREAM_MODES}")
+    return modes, isinstance(stream_mode, str)
+
+
+def _listen(run: GraphRun, modes: tuple[str, ...], put: Any) -> None:
+    """Send the run's chunks of `modes` to `put`."""
+    run.stream_tokens = "messages" in modes
+    run.sink = lambda mode, payload: put((mode, payload)) if mode in modes else None
+
+
+def _ending(outcome: Any, modes: tuple[str, ...], single: bool) -> Iterator[Any]:
+    """The last chunks: a paused run's interrupts (as LangGraph's updates give them), or the
+    run's error raised."""
+    if isinstance(outcome, BaseException):
+        raise outcome
+    interrupts = outcome.get("__interrupt__")
+    if interrupts and "updates" in modes:
+        chunk = {"__interrupt__": tuple(interrupts)}
+        yield chunk if single else ("updates", chunk)
 
 
 class _Call:
