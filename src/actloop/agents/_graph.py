@@ -119,7 +119,14 @@ class GraphSpec:
     model_wrappers: list[AgentMiddleware] = field(default_factory=lambda: [])
     tool_wrappers: list[AgentMiddleware] = field(default_factory=lambda: [])
 
+    private: frozenset[str] = frozenset()
+    """State keys left out of a run's output (middleware's private state)."""
+    untracked: frozenset[str] = frozenset()
+    """State keys no run keeps (middleware's per-run state)."""
+
     def __post_init__(self) -> None:
+        self.private = frozenset(k for m in self.middleware for k in m.private_state)
+        self.untracked = frozenset(k for m in self.middleware for k in m.run_state)
         for hook in ("before_agent", "before_model", "after_model", "after_agent"):
             self.hooks[hook] = [m for m in self.middleware if any(overrides(m, hook))]
         self.model_wrappers = [m for m in self.middleware if any(overrides(m, "wrap_model_call"))]
@@ -212,7 +219,7 @@ class GraphRun(BaseMultiActionAgent):
                 if c["id"] not in answered
             ]
             apply_update(self.state, {"messages": late})
-        return AgentFinish(dict(self.state), "")
+        return self._finished()
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -220,13 +227,14 @@ class GraphRun(BaseMultiActionAgent):
         """Add the tool results of steps not seen yet (the tools node); True if there were."""
         if not self.started:
             self.started = True
-            self.state = {k: v for k, v in inputs.items() if k != "messages"}
+            skip = {"messages", *self.spec.untracked}
+            self.state = {k: v for k, v in inputs.items() if k not in skip}
             self.state["messages"] = add_messages([], inputs.get("messages", []))
             for action, _ in steps:  # a resumed run: its model turns come back from the steps
                 for message in action.message_log:
                     if message not in self.state["messages"]:
                         apply_update(self.state, {"messages": [message]})
-            self.emit("values", dict(self.state))
+            self.emit("values", self.public(dict(self.state)))
         new = steps[self.absorbed :]
         self.absorbed = len(steps)
         # LangChain answers rejected calls in after_model, before the tools node runs the rest
@@ -238,7 +246,7 @@ class GraphRun(BaseMultiActionAgent):
                 "updates", {"tools": update.update if isinstance(update, Command) else update}
             )
         if new:
-            self.emit("values", dict(self.state))
+            self.emit("values", self.public(dict(self.state)))
         return bool(new)
 
     def emit(self, mode: str, payload: Any) -> None:
@@ -327,7 +335,7 @@ class GraphRun(BaseMultiActionAgent):
                 update["structured_response"] = response.structured_response
             apply_update(self.state, update)
             self.emit("updates", {"model": update})
-            self.emit("values", dict(self.state))
+            self.emit("values", self.public(dict(self.state)))
             to = yield from self._nodes("after_model", hooks["after_model"][::-1])
             if to is None:
                 to = self._after_model_route()
@@ -339,7 +347,17 @@ class GraphRun(BaseMultiActionAgent):
                 assert last is not None
                 return [ToolAgentAction(c["name"], c, "", [last], c["id"]) for c in pending]
         yield from self._nodes("after_agent", hooks["after_agent"][::-1], jumps=False)
-        return AgentFinish(dict(self.state), "")
+        return self._finished()
+
+    def _finished(self) -> AgentFinish:
+        """The run's finish: the state a thread keeps (every key but per-run ones)."""
+        untracked = self.spec.untracked
+        return AgentFinish({k: v for k, v in self.state.items() if k not in untracked}, "")
+
+    def public(self, state: dict[str, Any]) -> dict[str, Any]:
+        """`state` as `invoke` and the values stream give it: without private keys."""
+        private = self.spec.private
+        return {k: v for k, v in state.items() if k not in private} if private else state
 
     def _nodes(
         self, hook: str, middleware: list[AgentMiddleware], *, jumps: bool = True
@@ -352,7 +370,7 @@ class GraphRun(BaseMultiActionAgent):
             self.state.pop("jump_to", None)
             self.emit("updates", {f"{m.name}.{hook}": result})
             if result:
-                self.emit("values", dict(self.state))
+                self.emit("values", self.public(dict(self.state)))
             target = _jump(result)
             if jumps and target is not None and target in can_jump_to(m, hook):
                 return target

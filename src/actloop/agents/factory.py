@@ -189,7 +189,8 @@ class CompiledAgent:
     def _finish(
         self, outputs: dict[str, Any], turn: _threads.Turn | None, run: GraphRun
     ) -> dict[str, Any]:
-        return outputs if turn is None else turn.outputs(outputs, run.state)
+        outputs = outputs if turn is None else turn.outputs(outputs, run.state)
+        return run.public(outputs)
 
     def get_state(self, config: dict[str, Any]) -> StateSnapshot:
         """The thread's state now: values, what runs next, the pending interrupts."""

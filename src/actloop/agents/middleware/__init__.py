@@ -6,6 +6,14 @@ from actloop.agents.middleware.human_in_the_loop import (
     HumanInTheLoopMiddleware,
     InterruptOnConfig,
 )
+from actloop.agents.middleware.model_call_limit import (
+    ModelCallLimitExceededError,
+    ModelCallLimitMiddleware,
+)
+from actloop.agents.middleware.tool_call_limit import (
+    ToolCallLimitExceededError,
+    ToolCallLimitMiddleware,
+)
 from actloop.agents.middleware.types import (
     AgentMiddleware,
     AgentState,
@@ -28,9 +36,13 @@ __all__ = [
     "AgentState",
     "HumanInTheLoopMiddleware",
     "InterruptOnConfig",
+    "ModelCallLimitExceededError",
+    "ModelCallLimitMiddleware",
     "ModelRequest",
     "ModelResponse",
     "Runtime",
+    "ToolCallLimitExceededError",
+    "ToolCallLimitMiddleware",
     "ToolCallRequest",
     "after_agent",
     "after_model",

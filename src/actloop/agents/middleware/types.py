@@ -116,6 +116,11 @@ class AgentMiddleware:
 
     state_schema: ClassVar[type[Any]] = AgentState
     tools: Sequence[Any] = ()
+    private_state: ClassVar[tuple[str, ...]] = ()
+    """State keys kept with the thread but left out of `invoke`'s output (LangChain's
+    `PrivateStateAttr`)."""
+    run_state: ClassVar[tuple[str, ...]] = ()
+    """State keys every run starts without (LangGraph's `UntrackedValue`)."""
 
     @property
     def name(self) -> str:
