@@ -26,7 +26,7 @@ DEFAULT_RECURSION_LIMIT = 10007
 """LangGraph 1.2's default `recursion_limit` (nodes a run may take)."""
 
 
-def _chat_model(model: Any) -> Any:
+def chat_model(model: Any) -> Any:
     """An instance as given (LangChain models are adopted); `"openai:NAME"` a `ChatOpenAI`;
     `"local"` / `"local:PATH"` the embedded model."""
     if not isinstance(model, str):
@@ -93,7 +93,7 @@ def create_agent(
         SystemMessage(system_prompt) if isinstance(system_prompt, str) else system_prompt
     )
     spec = GraphSpec(
-        model=_chat_model(model),
+        model=chat_model(model),
         tools={t.name: t for t in all_tools},
         middleware=middleware,
         system_message=system_message,

@@ -10,10 +10,13 @@ from actloop.agents.middleware.model_call_limit import (
     ModelCallLimitExceededError,
     ModelCallLimitMiddleware,
 )
+from actloop.agents.middleware.model_fallback import ModelFallbackMiddleware
+from actloop.agents.middleware.model_retry import ModelRetryMiddleware
 from actloop.agents.middleware.tool_call_limit import (
     ToolCallLimitExceededError,
     ToolCallLimitMiddleware,
 )
+from actloop.agents.middleware.tool_retry import ToolRetryMiddleware
 from actloop.agents.middleware.types import (
     AgentMiddleware,
     AgentState,
@@ -38,12 +41,15 @@ __all__ = [
     "InterruptOnConfig",
     "ModelCallLimitExceededError",
     "ModelCallLimitMiddleware",
+    "ModelFallbackMiddleware",
     "ModelRequest",
     "ModelResponse",
+    "ModelRetryMiddleware",
     "Runtime",
     "ToolCallLimitExceededError",
     "ToolCallLimitMiddleware",
     "ToolCallRequest",
+    "ToolRetryMiddleware",
     "after_agent",
     "after_model",
     "before_agent",
