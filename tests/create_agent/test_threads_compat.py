@@ -152,3 +152,57 @@ def test_new_input_while_paused_is_refused(tmp_path: Path) -> None:
     al.invoke({"messages": [("user", "go")]}, CONFIG)
     with pytest.raises(CheckpointError, match="resume it with Command"):
         al.invoke({"messages": [("user", "again")]}, CONFIG)
+
+
+def test_langgraphs_saver_names_work_as_checkpointers(tmp_path: Path) -> None:
+    from actloop.checkpoint.memory import InMemorySaver as AlInMemorySaver
+    from actloop.checkpoint.sqlite import SqliteSaver
+
+    replies = [reply("one", id="r1"), reply("two", id="r2")]
+    with SqliteSaver.from_conn_string(str(tmp_path / "s.db")) as saver:
+        saver.setup()
+        for checkpointer in (AlInMemorySaver(), saver):
+            agent = create_agent(al_model(replies), [], checkpointer=checkpointer)
+            agent.invoke({"messages": [("user", "a")]}, CONFIG)
+            out = agent.invoke({"messages": [("user", "b")]}, CONFIG)
+            assert [m.content for m in out["messages"]] == ["a", "one", "b", "two"]
+
+
+def test_a_failed_turn_resumes_without_repeating_its_finished_calls(tmp_path: Path) -> None:
+    from actloop.tools import tool
+
+    ran: list[str] = []
+
+    @tool
+    def record(x: str) -> str:
+        """Records a call."""
+        ran.append(x)
+        return f"recorded {x}"
+
+    @tool
+    def fragile(x: str) -> str:
+        """Fails on its first call."""
+        ran.append(f"fragile {x}")
+        if len(ran) < 3:
+            raise ConnectionError("network down")
+        return "ok"
+
+    replies = [
+        reply("", ("record", {"x": "a"}, "c1"), ("fragile", {"x": "b"}, "c2"), id="r1"),
+        reply("done", id="r2"),
+    ]
+    agent = create_agent(
+        al_model(replies), [record, fragile], checkpointer=SqliteCheckpointer(tmp_path / "d.db")
+    )
+    with pytest.raises(ConnectionError):
+        agent.invoke({"messages": [("user", "go")]}, CONFIG)
+    assert ran == ["a", "fragile b"]
+    out = agent.invoke(None, CONFIG)  # LangGraph's way to go on from the last checkpoint
+    assert ran == ["a", "fragile b", "fragile b"]  # `record` finished: not run again
+    assert [(m.type, m.content) for m in out["messages"]] == [
+        ("human", "go"),
+        ("ai", ""),
+        ("tool", "recorded a"),
+        ("tool", "ok"),
+        ("ai", "done"),
+    ]
