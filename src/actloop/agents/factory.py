@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from actloop.agents import _threads
 from actloop.agents._graph import GraphRun, GraphSpec, ToolNode
+from actloop.agents._models import chat_model
 from actloop.agents._threads import StateSnapshot
 from actloop.agents.middleware.types import AgentMiddleware, Runtime
 from actloop.messages import SystemMessage
@@ -24,28 +25,6 @@ __all__ = ["CompiledAgent", "create_agent"]
 
 DEFAULT_RECURSION_LIMIT = 10007
 """LangGraph 1.2's default `recursion_limit` (nodes a run may take)."""
-
-
-def chat_model(model: Any) -> Any:
-    """An instance as given (LangChain models are adopted); `"openai:NAME"` a `ChatOpenAI`;
-    `"local"` / `"local:PATH"` the embedded model."""
-    if not isinstance(model, str):
-        from actloop.runnables._foreign import adopt
-
-        return adopt(model)
-    provider, _, name = model.partition(":")
-    if provider == "openai" and name:
-        from actloop.models.openai import ChatOpenAI
-
-        return ChatOpenAI(model=name)
-    if provider == "local":
-        from actloop.models.local import LocalChatModel
-
-        return LocalChatModel(model_path=name) if name else LocalChatModel()
-    raise ValueError(
-        f"Unable to infer model provider for {model!r}: use 'openai:<model>' or 'local', "
-        "or pass a chat model instance"
-    )
 
 
 def _as_tool(thing: Any) -> Any:

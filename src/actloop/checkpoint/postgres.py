@@ -31,7 +31,7 @@ import re
 import threading
 import time
 import weakref
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
@@ -758,7 +758,7 @@ class PostgresSaver(PostgresCheckpointer):
 
     @classmethod
     @contextlib.contextmanager
-    def from_conn_string(cls, conn_string: str) -> Iterator[PostgresSaver]:
+    def from_conn_string(cls, conn_string: str) -> Generator[PostgresSaver]:
         """A saver on `conn_string` (a libpq string or URI), closed on exit."""
         saver = cls(conn_string)
         try:

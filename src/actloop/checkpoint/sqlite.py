@@ -25,7 +25,7 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -672,7 +672,7 @@ class SqliteSaver(SqliteCheckpointer):
 
     @classmethod
     @contextlib.contextmanager
-    def from_conn_string(cls, conn_string: str) -> Iterator[SqliteSaver]:
+    def from_conn_string(cls, conn_string: str) -> Generator[SqliteSaver]:
         """A saver on the file `conn_string` (":memory:" for none), closed on exit."""
         saver = cls(conn_string)
         try:

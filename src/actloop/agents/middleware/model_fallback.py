@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from actloop.agents._models import chat_model
 from actloop.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from actloop.agents.types import GraphInterrupt
 
@@ -21,8 +22,6 @@ class ModelFallbackMiddleware(AgentMiddleware):
     """Try `first_model`, then each of `additional_models`, when a model call fails."""
 
     def __init__(self, first_model: Any, *additional_models: Any) -> None:
-        from actloop.agents.factory import chat_model
-
         self.models = [chat_model(m) for m in (first_model, *additional_models)]
 
     def wrap_model_call(
