@@ -285,10 +285,14 @@ class GraphRun(BaseMultiActionAgent):
         return None
 
     def _answered(self) -> set[str]:
-        messages: list[BaseMessage] = self.state["messages"]
-        last = self._last_ai()
-        after = messages[messages.index(last) + 1 :] if last is not None else []
-        return {m.tool_call_id for m in after if isinstance(m, ToolMessage)}
+        """Ids of the tool calls answered after the last AI message (LangGraph's rule)."""
+        answered: set[str] = set()
+        for message in reversed(self.state["messages"]):
+            if isinstance(message, AIMessage):
+                break
+            if isinstance(message, ToolMessage):
+                answered.add(message.tool_call_id)
+        return answered
 
     def _pending(self) -> list[dict[str, Any]]:
         last = self._last_ai()

@@ -11,6 +11,7 @@ run deadline.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, cast
 
@@ -219,7 +220,12 @@ class CompiledAgent:
             turn.begin(_threads.latest(self.checkpointer, turn.thread))
         call = self._start(input, config, context, turn)
         chunks: queue.Queue[tuple[Any, Any]] = queue.Queue()
-        _listen(call.run, modes, chunks.put)
+
+        def put(item: tuple[Any, Any]) -> None:
+            chunks.put(item)
+            time.sleep(0)  # let the reader take it now, not at the next GIL switch (5 ms)
+
+        _listen(call.run, modes, put)
 
         def work() -> None:
             try:
