@@ -28,6 +28,7 @@ from actloop.agents.middleware.types import (
     ModelResponse,
     Runtime,
     ToolCallRequest,
+    ToolRuntime,
     as_response,
     can_jump_to,
     overrides,
@@ -428,6 +429,8 @@ class GraphRun(BaseMultiActionAgent):
             "langgraph_triggers": ("branch:to:model",),
             "langgraph_path": ("__pregel_pull", "model"),
         }
+        if self.spec.name:
+            metadata["lc_agent_name"] = self.spec.name
         self.emit("messages", (chunk, metadata))
         return chunk
 
@@ -531,7 +534,16 @@ class ToolNode:
         self.idempotent: bool = bool(getattr(tool, "idempotent", True))
 
     def _request(self, call: dict[str, Any]) -> ToolCallRequest:
-        return ToolCallRequest(call, self.tool, self.owner.state, self.owner.runtime)
+        run, runtime = self.owner, self.owner.runtime
+        tool_runtime = ToolRuntime(
+            run.state,
+            runtime.context,
+            runtime.config,
+            runtime.stream_writer,
+            call.get("id"),
+            runtime.store,
+        )
+        return ToolCallRequest(call, self.tool, run.state, tool_runtime)
 
     def run(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
         def execute(request: ToolCallRequest) -> Any:

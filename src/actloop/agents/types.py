@@ -29,6 +29,10 @@ class Command:
     resume: Any = None
     goto: Any = ()
 
+    def __class_getitem__(cls, item: Any) -> type[Command]:
+        """`Command[...]` in annotations, as LangGraph's generic `Command` allows."""
+        return cls
+
 
 @dataclass(frozen=True)
 class Interrupt:

@@ -25,6 +25,7 @@ __all__ = [
     "ModelResponse",
     "Runtime",
     "ToolCallRequest",
+    "ToolRuntime",
     "after_agent",
     "after_model",
     "before_agent",
@@ -55,6 +56,19 @@ class Runtime:
     store: Any = None
     stream_writer: Callable[[Any], None] = lambda _chunk: None
     config: dict[str, Any] = field(default_factory=lambda: {})
+
+
+@dataclass
+class ToolRuntime:
+    """What a tool call's middleware may use besides the call: the state, the run's context,
+    config, store and stream writer, and the call's id (LangChain's `ToolRuntime`)."""
+
+    state: Any
+    context: Any
+    config: dict[str, Any]
+    stream_writer: Callable[[Any], None]
+    tool_call_id: str | None
+    store: Any = None
 
 
 @dataclass
