@@ -68,7 +68,7 @@ bench:
 # Side by side on real servers, with the dev venv: the Postgres journal against LangGraph's
 # PostgresSaver, concurrent durable runs (no store, SQLite, Postgres, Postgres behind a delaying
 # proxy), runs over Ray against one process, `actloop serve` against LangServe, and how fast
-# hostile input is refused. Each script prints its own table.
+# hostile input is refused, and create_agent against LangChain 1.x's. Each script prints its own table.
 bench-systems: $(STAMP)
 	$(PY) tests/support/postgres.py ensure
 	$(PY) bench/postgres_journal.py 200 --concurrent 50
@@ -76,6 +76,7 @@ bench-systems: $(STAMP)
 	$(PY) bench/ray_scale.py 400
 	$(PY) bench/serve_bench.py --runs 1000 --latency 0.05
 	$(PY) bench/hostile.py
+	$(PY) bench/create_agent_bench.py
 
 # The embedded model's eval (bench/eval_local.py): 84 questions (42 of them held out of the prompt) x 3
 # seeds through `actloop run --json`.

@@ -100,7 +100,15 @@ def test_dumpd_ids_name_public_modules_only() -> None:
 # module belongs inside the package it serves.
 ROOT_ENTRIES = {
     *("__init__.py", "__main__.py", "py.typed", "exceptions.py"),
-    *("agents.py", "outputs.py", "output_parsers.py", "chat_models.py", "llms.py", "testing.py"),
+    *(
+        "steps.py",
+        "agents",
+        "outputs.py",
+        "output_parsers.py",
+        "chat_models.py",
+        "llms.py",
+        "testing.py",
+    ),
     *("react.py", "tool_calling.py", "json_agent.py", "format_scratchpad.py", "classic"),
     *("messages", "serialization", "runnables", "callbacks", "prompts", "tools", "models"),
     *("executor", "checkpoint", "distributed", "server", "mcp", "tracing", "integrations", "cli"),

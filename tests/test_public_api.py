@@ -75,11 +75,19 @@ def test_every_name_in_all_exists() -> None:
     assert missing == []
 
 
+# LangChain 1.x's agent API stays in `actloop.agents`, as in `langchain.agents`: `import actloop`
+# does not load it (the package root sits below it in the layers).
+ONLY_IN_AGENTS = {
+    *("AgentState", "Command", "CompiledAgent", "GraphInterrupt", "GraphRecursionError"),
+    *("Interrupt", "create_agent", "interrupt"),
+}
+
+
 def test_all_is_complete() -> None:
     expected: set[str] = set()
     for module in PUBLIC_MODULES:
         expected |= set(importlib.import_module(f"actloop.{module}").__all__)
-    assert sorted(expected - NOT_AT_TOP - set(actloop.__all__)) == []
+    assert sorted(expected - NOT_AT_TOP - ONLY_IN_AGENTS - set(actloop.__all__)) == []
 
 
 def test_import_pulls_in_no_provider_sdk_and_no_pydantic() -> None:

@@ -5,13 +5,6 @@ Switch from LangChain by changing imports: `from actloop import AgentExecutor, t
 
 from typing import TYPE_CHECKING, Any
 
-from actloop.agents import (
-    AgentAction,
-    AgentActionMessageLog,
-    AgentFinish,
-    AgentStep,
-    ToolAgentAction,
-)
 from actloop.callbacks import (
     AsyncCallbackHandler,
     AsyncCallbackManagerForLLMRun,
@@ -102,6 +95,13 @@ from actloop.runnables import (
     run_in_executor,
 )
 from actloop.serialization import dumpd, dumps, load, loads
+from actloop.steps import (
+    AgentAction,
+    AgentActionMessageLog,
+    AgentFinish,
+    AgentStep,
+    ToolAgentAction,
+)
 from actloop.tool_calling import (
     OpenAIToolAgentAction,
     OpenAIToolsAgentOutputParser,

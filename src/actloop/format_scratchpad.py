@@ -11,8 +11,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from actloop.agents import AgentAction, ToolAgentAction
 from actloop.messages import AIMessage, BaseMessage, HumanMessage, ToolCall, ToolMessage
+from actloop.steps import AgentAction, ToolAgentAction
 
 __all__ = [
     "IncrementalToolMessages",

@@ -30,7 +30,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.exceptions import OutputParserException
 from actloop.format_scratchpad import Steps, from_steps, observation_text
 from actloop.messages import AIMessage, BaseMessage, HumanMessage
@@ -39,6 +38,7 @@ from actloop.prompts import BasePromptTemplate, ChatPromptTemplate, MessagesPlac
 from actloop.prompts._agent_checks import require_variables
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
+from actloop.steps import AgentAction, AgentFinish
 from actloop.tool_calling import MessageFormatter
 from actloop.tools import BaseTool, convert_to_openai_tool
 from actloop.tools.render import ToolsRenderer

@@ -11,11 +11,11 @@ import typing
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.messages import BaseMessage
 from actloop.outputs import ChatGeneration, Generation
 from actloop.runnables._base import Runnable
 from actloop.runnables._config import RunnableConfig
+from actloop.steps import AgentAction, AgentFinish
 
 __all__ = [
     "AgentOutputParser",

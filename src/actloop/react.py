@@ -17,7 +17,6 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.exceptions import OutputParserException
 from actloop.format_scratchpad import format_log_to_str, from_steps
 from actloop.output_parsers import AgentOutputParser
@@ -25,6 +24,7 @@ from actloop.prompts import BasePromptTemplate, PromptTemplate
 from actloop.prompts._agent_checks import require_variables, with_stop
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
+from actloop.steps import AgentAction, AgentFinish
 from actloop.tools import BaseTool
 from actloop.tools.render import ToolsRenderer, render_text_description
 

@@ -18,12 +18,12 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import Any, TypeAlias, cast
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.callbacks import Callbacks
 from actloop.chat_models import BaseChatModel
 from actloop.executor import BaseMultiActionAgent, BaseSingleActionAgent
 from actloop.llms import LLM
 from actloop.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk
+from actloop.steps import AgentAction, AgentFinish
 
 __all__ = [
     "FakeListLLM",

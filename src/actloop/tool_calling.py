@@ -12,7 +12,6 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from actloop.agents import AgentAction, AgentFinish, ToolAgentAction
 from actloop.exceptions import OutputParserException
 from actloop.format_scratchpad import (
     IncrementalToolMessages,
@@ -26,6 +25,7 @@ from actloop.prompts import ChatPromptTemplate
 from actloop.prompts._agent_checks import require_variables
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
+from actloop.steps import AgentAction, AgentFinish, ToolAgentAction
 
 if TYPE_CHECKING:
     from actloop.tools._openai import ToolLike

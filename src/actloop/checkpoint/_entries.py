@@ -13,9 +13,9 @@ import json
 import logging
 from typing import Any, NamedTuple, cast
 
-from actloop.agents import AgentAction
 from actloop.exceptions import CheckpointError, OutputParserException, SerializationError
 from actloop.serialization import dumps, loads
+from actloop.steps import AgentAction
 
 log = logging.getLogger("actloop.checkpoint")
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.checkpoint._base import JournalEntry, RunRecord
 from actloop.checkpoint._entries import DAMAGE, Decision, call_id, decode_decision, decode_plan
 from actloop.checkpoint._store import BaseCheckpointer
 from actloop.exceptions import CheckpointError, OutputParserException
 from actloop.serialization import loads
+from actloop.steps import AgentAction, AgentFinish
 
 __all__ = ["CallRecord", "ThreadHistory", "aread_thread", "read_thread", "thread_history"]
 

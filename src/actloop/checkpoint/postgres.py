@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     import psycopg
     from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
-__all__ = ["PostgresCheckpointer"]
+__all__ = ["PostgresCheckpointer", "PostgresSaver"]
 
 FORMAT = "actloop-checkpoint"
 SCHEMA_VERSION = 1
@@ -776,3 +776,21 @@ def _check_write(schema: str, thread_id: str, lease: Lease | None) -> _Op[None]:
     held = yield from _held(schema, thread_id, lock="SHARE")
     if held.blocks_this_process():
         raise held.busy(thread_id)
+
+
+class PostgresSaver(PostgresCheckpointer):
+    """`PostgresCheckpointer` under LangGraph's name (`langgraph.checkpoint.postgres`), for
+    `create_agent(checkpointer=...)`."""
+
+    @classmethod
+    @contextlib.contextmanager
+    def from_conn_string(cls, conn_string: str) -> Generator[PostgresSaver]:
+        """A saver on `conn_string` (a libpq string or URI), closed on exit."""
+        saver = cls(conn_string)
+        try:
+            yield saver
+        finally:
+            saver.close()
+
+    def setup(self) -> None:
+        """Nothing to do: the store creates its schema on first use (LangGraph's call)."""

@@ -44,7 +44,7 @@ from actloop.checkpoint._bounds import in_worker, late
 from actloop.checkpoint._store import BaseCheckpointer
 from actloop.exceptions import CheckpointError
 
-__all__ = ["SqliteCheckpointer"]
+__all__ = ["SqliteCheckpointer", "SqliteSaver"]
 
 _APP_ID = 0x61637470  # "actp"
 _SCHEMA_VERSION = 2
@@ -703,3 +703,21 @@ def _check_lease(conn: sqlite3.Connection, lease: Lease) -> None:
     """LeaseLostError unless `lease` is the thread's current lease (same epoch and owner)."""
     held = _held(conn, lease.thread_id)
     held.check(lease)
+
+
+class SqliteSaver(SqliteCheckpointer):
+    """`SqliteCheckpointer` under LangGraph's name (`langgraph.checkpoint.sqlite.SqliteSaver`),
+    for `create_agent(checkpointer=...)`. It takes a path, not a sqlite3 connection."""
+
+    @classmethod
+    @contextlib.contextmanager
+    def from_conn_string(cls, conn_string: str) -> Generator[SqliteSaver]:
+        """A saver on the file `conn_string` (":memory:" for none), closed on exit."""
+        saver = cls(conn_string)
+        try:
+            yield saver
+        finally:
+            saver.close()
+
+    def setup(self) -> None:
+        """Nothing to do: the store creates its tables on first use (LangGraph's call)."""

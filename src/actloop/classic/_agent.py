@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.callbacks import Callbacks
 from actloop.classic._chain import LLMChain
 from actloop.exceptions import called_by_user, warn_deprecated
@@ -14,6 +13,7 @@ from actloop.executor import BaseSingleActionAgent
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import BasePromptTemplate, PromptTemplate
 from actloop.runnables._base import Runnable
+from actloop.steps import AgentAction, AgentFinish
 from actloop.tools import BaseTool
 
 __all__ = [

@@ -7,9 +7,9 @@ import json
 import re
 from typing import Any
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.exceptions import OutputParserException
 from actloop.output_parsers import AgentOutputParser
+from actloop.steps import AgentAction, AgentFinish
 
 __all__ = [
     "FINAL_ANSWER_ACTION",

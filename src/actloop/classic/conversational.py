@@ -3,9 +3,9 @@ calls a tool (LangChain's `ConvoOutputParser`)."""
 
 from __future__ import annotations
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.exceptions import OutputParserException
 from actloop.output_parsers import AgentOutputParser
+from actloop.steps import AgentAction, AgentFinish
 
 __all__ = ["FORMAT_INSTRUCTIONS", "ConvoOutputParser"]
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.format_scratchpad import format_log_to_messages
 from actloop.json_agent import JSONAgentOutputParser
 from actloop.messages import BaseMessage
@@ -14,6 +13,7 @@ from actloop.prompts import ChatPromptTemplate
 from actloop.prompts._agent_checks import require_variables, with_stop
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
+from actloop.steps import AgentAction, AgentFinish
 from actloop.tools import BaseTool
 from actloop.tools.render import ToolsRenderer, render_text_description
 

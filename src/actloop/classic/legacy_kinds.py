@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.callbacks import Callbacks
 from actloop.classic._agent import Agent, validate_tools_single_input
 from actloop.classic._chain import LLMChain
@@ -32,6 +31,7 @@ from actloop.prompts import (
     SystemMessagePromptTemplate,
 )
 from actloop.runnables._base import Runnable
+from actloop.steps import AgentAction, AgentFinish
 from actloop.tools import BaseTool
 
 __all__ = [

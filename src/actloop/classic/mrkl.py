@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.callbacks import Callbacks
 from actloop.classic._agent import Agent, validate_tools_single_input
 from actloop.exceptions import OutputParserException
@@ -23,6 +22,7 @@ from actloop.react import (
     format_error,
 )
 from actloop.runnables._base import Runnable
+from actloop.steps import AgentAction, AgentFinish
 from actloop.tools import BaseTool, render_text_description
 
 __all__ = [

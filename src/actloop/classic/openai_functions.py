@@ -9,7 +9,6 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from actloop.agents import AgentAction, AgentActionMessageLog, AgentFinish
 from actloop.exceptions import OutputParserException
 from actloop.format_scratchpad import from_steps
 from actloop.messages import AIMessage, BaseMessage, FunctionMessage
@@ -18,6 +17,7 @@ from actloop.outputs import ChatGeneration
 from actloop.prompts import BasePromptTemplate
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
+from actloop.steps import AgentAction, AgentActionMessageLog, AgentFinish
 from actloop.tools import BaseTool
 from actloop.tools._openai import convert_to_openai_function
 

@@ -7,7 +7,6 @@ import json
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from actloop.agents import AgentAction, AgentActionMessageLog, AgentFinish
 from actloop.callbacks import Callbacks
 from actloop.classic.openai_functions import (
     OpenAIFunctionsAgentOutputParser,
@@ -23,6 +22,7 @@ from actloop.prompts import (
     MessagesPlaceholder,
 )
 from actloop.runnables._base import Runnable
+from actloop.steps import AgentAction, AgentActionMessageLog, AgentFinish
 from actloop.tools import BaseTool
 from actloop.tools._openai import convert_to_openai_function
 

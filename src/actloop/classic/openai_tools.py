@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.format_scratchpad import format_to_openai_tool_messages, from_steps
 from actloop.prompts import ChatPromptTemplate
 from actloop.prompts._agent_checks import require_variables
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
+from actloop.steps import AgentAction, AgentFinish
 from actloop.tool_calling import OpenAIToolsAgentOutputParser
 from actloop.tools import convert_to_openai_tool
 from actloop.tools._openai import ToolLike

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.exceptions import OutputParserException
 from actloop.format_scratchpad import format_log_to_str
 from actloop.output_parsers import AgentOutputParser
@@ -14,6 +13,7 @@ from actloop.prompts import BasePromptTemplate
 from actloop.prompts._agent_checks import require_variables
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
+from actloop.steps import AgentAction, AgentFinish
 from actloop.tools import BaseTool
 
 __all__ = ["SelfAskOutputParser", "create_self_ask_with_search_agent"]

@@ -10,7 +10,6 @@ import re
 from collections.abc import Sequence
 from typing import Any, cast
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.exceptions import OutputParserException
 from actloop.format_scratchpad import format_log_to_str
 from actloop.json_agent import JSONAgentOutputParser
@@ -19,6 +18,7 @@ from actloop.prompts import BasePromptTemplate
 from actloop.prompts._agent_checks import require_variables, with_stop
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
+from actloop.steps import AgentAction, AgentFinish
 from actloop.tools import BaseTool
 from actloop.tools.render import ToolsRenderer, render_text_description_and_args
 

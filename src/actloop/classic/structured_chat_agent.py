@@ -7,7 +7,6 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from actloop.agents import AgentAction
 from actloop.callbacks import Callbacks
 from actloop.classic._agent import Agent
 from actloop.classic.structured_chat import (
@@ -24,6 +23,7 @@ from actloop.prompts import (
     SystemMessagePromptTemplate,
 )
 from actloop.runnables._base import Runnable
+from actloop.steps import AgentAction
 from actloop.tools import BaseTool
 
 __all__ = ["HUMAN_MESSAGE_TEMPLATE", "StructuredChatAgent"]

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import BasePromptTemplate
 from actloop.prompts._agent_checks import require_variables, with_stop
 from actloop.runnables._base import Runnable
 from actloop.runnables._compose import RunnablePassthrough
+from actloop.steps import AgentAction, AgentFinish
 from actloop.tools import BaseTool
 from actloop.tools.render import ToolsRenderer, render_text_description
 

@@ -20,9 +20,9 @@ from rich.panel import Panel
 from rich.spinner import Spinner
 from rich.text import Text
 
-from actloop.agents import AgentAction, AgentStep
 from actloop.callbacks import BaseCallbackHandler
 from actloop.cli._text import inert
+from actloop.steps import AgentAction, AgentStep
 
 __all__ = ["RunDisplay"]
 

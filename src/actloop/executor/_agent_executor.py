@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from actloop.agents import AgentAction, AgentFinish
 from actloop.callbacks import Callbacks
 from actloop.executor._agents import (
     BaseMultiActionAgent,
@@ -27,6 +26,7 @@ from actloop.runnables._base import Runnable
 from actloop.runnables._compose import AddableDict
 from actloop.runnables._config import RunnableConfig, ensure_config
 from actloop.runnables._foreign import adopt
+from actloop.steps import AgentAction, AgentFinish
 
 if TYPE_CHECKING:
     from actloop.checkpoint import BaseCheckpointer

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from actloop.agents import AgentAction, AgentActionMessageLog, AgentFinish
 from actloop.callbacks import Callbacks
 from actloop.exceptions import OutputParserException
 from actloop.runnables._base import Runnable
 from actloop.runnables._config import RunnableConfig
+from actloop.steps import AgentAction, AgentActionMessageLog, AgentFinish
 
 __all__ = [
     "BaseMultiActionAgent",

@@ -36,7 +36,6 @@ import time
 from collections.abc import Generator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, final
 
-from actloop.agents import AgentFinish
 from actloop.checkpoint import (
     JournalEntry,
     Lease,
@@ -51,6 +50,7 @@ from actloop.executor._journal import Clock, apply_edits, fingerprint, replay
 from actloop.executor._loop import Act, ActTimeout, Effect, LoopCore, ToolCall
 from actloop.executor._resume import PAUSED_KEY, Resume
 from actloop.serialization import dumps, loads
+from actloop.steps import AgentFinish
 
 if TYPE_CHECKING:
     from actloop.executor._run import AgentRun

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
-from actloop.agents import AgentAction
 from actloop.callbacks import Callbacks
 from actloop.callbacks._manager import RunManager, new_run_id
 from actloop.executor._chain_api import RUN_KEY, RunInfo
@@ -19,6 +18,7 @@ from actloop.executor._resume import Resume
 from actloop.executor._run import AgentRun, astart_inputs, start_inputs
 from actloop.runnables._compose import AddableDict
 from actloop.runnables._config import RunnableConfig, ensure_config
+from actloop.steps import AgentAction
 
 if TYPE_CHECKING:
     from actloop.executor import AgentExecutor

@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, final
 
-from actloop.agents import AgentAction, AgentFinish, AgentStep
 from actloop.exceptions import OutputParserException, attach_steps
+from actloop.steps import AgentAction, AgentFinish, AgentStep
 
 __all__ = [
     "Act",

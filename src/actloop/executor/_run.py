@@ -16,7 +16,6 @@ import weakref
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from actloop.agents import AgentFinish
 from actloop.callbacks import get_color_mapping
 from actloop.callbacks._manager import RunManager, configure
 from actloop.exceptions import ConfigurationError, attach_steps
@@ -24,6 +23,7 @@ from actloop.executor._drivers import AsyncDriver, SyncDriver
 from actloop.executor._loop import Event, LoopCore, LoopSettings, LoopState
 from actloop.executor._resume import Resume
 from actloop.runnables._config import RunnableConfig
+from actloop.steps import AgentFinish
 from actloop.tools import ExceptionTool, InvalidTool
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from actloop.agents import AgentAction
 from actloop.exceptions import ConfigurationError
+from actloop.steps import AgentAction
 
 __all__ = ["TokenBudgetTrim", "approximate_tokens"]
 

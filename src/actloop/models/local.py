@@ -45,9 +45,9 @@ from actloop.models._local_prompt import (
 from actloop.models._local_words import expression_for, place_for
 
 if TYPE_CHECKING:
-    from actloop.agents import AgentAction, AgentFinish
     from actloop.prompts import ChatPromptTemplate
     from actloop.runnables import Runnable
+    from actloop.steps import AgentAction, AgentFinish
     from actloop.tools import BaseTool
 
 __all__ = [
@@ -330,7 +330,7 @@ def _worded_call(
     in words (the model builds expressions from words badly, and copies them well), the clock
     call for the time in a place the tz database knows, or an answer saying a place is unknown;
     written as the model writes them. None leaves the step to the model."""
-    from actloop.agents import AgentAction, AgentFinish
+    from actloop.steps import AgentAction, AgentFinish
 
     expression = expression_for(question) if "calculator" in names else None
     if expression is not None:
@@ -351,7 +351,7 @@ def _worded_call(
 
 def _checked(step: Any, question: str, observations: list[Any]) -> Any:
     """A final answer passes the self-check (`_local_check`): no number no tool returned."""
-    from actloop.agents import AgentFinish
+    from actloop.steps import AgentFinish
 
     if isinstance(step, AgentFinish) and isinstance(step.return_values.get("output"), str):
         output = check_answer(step.return_values["output"], question, observations)

@@ -24,13 +24,6 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from actloop.agents import (
-    AgentAction,
-    AgentActionMessageLog,
-    AgentFinish,
-    AgentStep,
-    ToolAgentAction,
-)
 from actloop.exceptions import SerializationError
 from actloop.messages import (
     AIMessage,
@@ -44,6 +37,13 @@ from actloop.messages import (
 from actloop.serialization._revive import ESCAPED as _ESCAPED
 from actloop.serialization._revive import MAX_DEPTH as _MAX_DEPTH
 from actloop.serialization._revive import Reviver
+from actloop.steps import (
+    AgentAction,
+    AgentActionMessageLog,
+    AgentFinish,
+    AgentStep,
+    ToolAgentAction,
+)
 
 __all__ = ["dumpd", "dumps", "load", "loads"]
 

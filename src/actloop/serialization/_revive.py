@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from actloop.agents import AgentAction
 from actloop.exceptions import SerializationError
 from actloop.messages import BaseMessage
+from actloop.steps import AgentAction
 
 MAX_DEPTH = 200
 """Deepest nesting of dicts and lists walked (langchain-core's `load` uses the same limit)."""

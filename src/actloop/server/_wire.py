@@ -12,8 +12,8 @@ import math
 from collections.abc import Mapping
 from typing import Any, cast
 
-from actloop.agents import AgentStep
 from actloop.messages._record import Record
+from actloop.steps import AgentStep
 
 __all__ = ["dumps", "encode", "json_text"]
 

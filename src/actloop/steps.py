@@ -1,4 +1,9 @@
-"""What an agent decides and what running it produced: actions, finishes and steps."""
+"""What an agent decides and what running it produced: actions, finishes and steps.
+
+The data layer's home of these models (the loop core and every agent kind import them from here);
+users import them from `actloop.agents`, the name they report (`__module__`), which also holds
+LangChain 1.x's `create_agent` on top of the executor.
+"""
 
 from __future__ import annotations
 
@@ -152,3 +157,7 @@ def _observation_text(observation: Any) -> str:
         return json.dumps(observation, ensure_ascii=False)
     except Exception:
         return str(observation)
+
+
+for _cls in (AgentAction, AgentActionMessageLog, ToolAgentAction, AgentFinish, AgentStep):
+    _cls.__module__ = "actloop.agents"  # the public path, as before the move

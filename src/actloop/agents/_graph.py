@@ -1,0 +1,625 @@
+"""A `create_agent` agent as the loop core's agent: LangGraph's nodes mapped onto Plan and Act.
+
+The executor's loop (`executor/_loop.py`) and drivers run a `create_agent` agent as they run any
+multi-action agent. A Plan effect is one visit of LangGraph's model side: the tool results of the
+last step are added to the state (the tools node), then the node hooks and the model call run in
+LangGraph's order (before_agent once; before_model; model through the `wrap_model_call` chain;
+after_model in reverse; on the way out after_agent in reverse), and the plan returns the model's
+tool calls as actions (the loop runs them, in parallel when several) or the final state as the
+finish. An Act effect runs `ToolNode`s: each wraps one tool with the `wrap_tool_call` chain and
+returns LangGraph's `ToolMessage` (or a middleware's `Command`).
+
+The routing is written once as a generator of effects (`_Route.visit`: node hooks and model
+calls); `plan` and `aplan` only carry those effects out, sync or async. Nodes are counted as
+LangGraph counts super-steps, so `recursion_limit` stops a run at the same node with the same
+error text.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable, Generator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from actloop.agents.middleware.types import (
+    AgentMiddleware,
+    ModelRequest,
+    ModelResponse,
+    Runtime,
+    ToolCallRequest,
+    ToolRuntime,
+    as_response,
+    can_jump_to,
+    overrides,
+)
+from actloop.agents.types import RECURSION_MESSAGE, Command, GraphRecursionError
+from actloop.executor import BaseMultiActionAgent
+from actloop.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+from actloop.steps import AgentFinish, ToolAgentAction
+from actloop.tools._validate import InvalidArguments
+
+__all__ = ["GraphRun", "GraphSpec", "ToolNode", "add_messages"]
+
+INVALID_TOOL = "Error: {requested_tool} is not a valid tool, try one of [{available_tools}]."
+INVOCATION_ERROR = (
+    "Error invoking tool '{tool_name}' with kwargs {tool_kwargs} with error:\n"
+    " {error}\n"
+    " Please fix the error and try again."
+)
+LATE = "Error: the run's max_execution_time passed before this tool call finished."
+
+Effect = tuple[str, Any, Any]
+"""("node", middleware, hook name) or ("model", request, None)."""
+
+
+def add_messages(left: list[BaseMessage], right: Sequence[Any]) -> list[BaseMessage]:
+    """LangGraph's messages reducer: new ids for messages without one; a message with a known
+    id replaces that message, others are appended."""
+    from actloop.chat_models import convert_to_messages
+
+    merged = list(left)
+    where = {m.id: i for i, m in enumerate(merged)}
+    for message in convert_to_messages(list(right)):
+        if message.id is None:
+            message.id = str(uuid.uuid4())
+        index = where.get(message.id)
+        if index is None:
+            where[message.id] = len(merged)
+            merged.append(message)
+        else:
+            merged[index] = message
+    return merged
+
+
+def apply_update(state: dict[str, Any], update: Any) -> None:
+    """Merge a node's update (a dict or a `Command`'s update) into `state`."""
+    if isinstance(update, Command):
+        update = update.update
+    if not update:
+        return
+    for key, value in cast("dict[str, Any]", update).items():
+        if key == "messages":
+            state["messages"] = add_messages(state.get("messages", []), _listed(value))
+        else:
+            state[key] = value
+
+
+def _reason(observation: Any) -> str | None:
+    """The reviewer's message a rejection carries (see `decisions_to_resume`)."""
+    import json
+
+    _, found, reason = str(observation).partition(" Reason: ")
+    return json.loads(reason).get("message") if found else None
+
+
+def _listed(value: Any) -> list[Any]:
+    return cast("list[Any]", value) if isinstance(value, list) else [value]
+
+
+def _jump(result: Any) -> str | None:
+    """Where a hook's result asks to go (`{"jump_to": ...}` or a Command's `goto`)."""
+    if isinstance(result, Command):
+        goto = result.goto
+        return goto if isinstance(goto, str) else None
+    if isinstance(result, dict):
+        return cast("dict[str, Any]", result).get("jump_to")
+    return None
+
+
+@dataclass
+class GraphSpec:
+    """What `create_agent` compiled: model, tools, middleware by hook, prompt, name."""
+
+    model: Any
+    tools: dict[str, Any]
+    middleware: list[AgentMiddleware]
+    system_message: SystemMessage | None
+    name: str | None
+    hooks: dict[str, list[AgentMiddleware]] = field(default_factory=lambda: {})
+    model_wrappers: list[AgentMiddleware] = field(default_factory=lambda: [])
+    tool_wrappers: list[AgentMiddleware] = field(default_factory=lambda: [])
+
+    private: frozenset[str] = frozenset()
+    """State keys left out of a run's output (middleware's private state)."""
+    untracked: frozenset[str] = frozenset()
+    """State keys no run keeps (middleware's per-run state)."""
+
+    def __post_init__(self) -> None:
+        self.private = frozenset(k for m in self.middleware for k in m.private_state)
+        self.untracked = frozenset(k for m in self.middleware for k in m.run_state)
+        for hook in ("before_agent", "before_model", "after_model", "after_agent"):
+            self.hooks[hook] = [m for m in self.middleware if any(overrides(m, hook))]
+        self.model_wrappers = [m for m in self.middleware if any(overrides(m, "wrap_model_call"))]
+        self.tool_wrappers = [m for m in self.middleware if any(overrides(m, "wrap_tool_call"))]
+
+
+class GraphRun(BaseMultiActionAgent):
+    """One run of a `create_agent` agent, as the loop's agent: it holds the graph state."""
+
+    def __init__(
+        self, spec: GraphSpec, runtime: Runtime, recursion_limit: int, config: dict[str, Any]
+    ) -> None:
+        super().__init__()
+        self.spec = spec
+        self.runtime = runtime
+        self.limit = recursion_limit
+        self.config = config
+        self.state: dict[str, Any] = {}
+        self.nodes = 0
+        """Nodes run so far (LangGraph's super-steps)."""
+        self.absorbed = 0
+        """Steps of the loop whose tool results are in the state."""
+        self.started = False
+        self.sink: Callable[[str, Any], None] | None = None
+        """Where stream chunks go: `(mode, payload)`."""
+        self.stream_tokens = False
+        """Whether model calls stream (stream_mode "messages")."""
+
+    @property
+    def input_keys(self) -> list[str]:
+        return ["messages"]
+
+    @property
+    def return_values(self) -> list[str]:
+        return ["messages"]
+
+    def tool_run_logging_kwargs(self) -> dict[str, Any]:
+        return {}
+
+    # -- the loop's agent protocol ---------------------------------------------------------------
+
+    def plan(
+        self, intermediate_steps: list[tuple[Any, Any]], callbacks: Any = None, **kwargs: Any
+    ) -> Any:
+        """Carry out one visit of the model side, sync."""
+        route = self._route(intermediate_steps, kwargs)
+        result: Any = None
+        try:
+            while True:
+                kind, target, hook = route.send(result)
+                if kind == "node":
+                    result = getattr(target, hook)(self.state, self.runtime)
+                else:
+                    result = self._call_model(target, callbacks)
+        except StopIteration as done:
+            return done.value
+
+    async def aplan(
+        self, intermediate_steps: list[tuple[Any, Any]], callbacks: Any = None, **kwargs: Any
+    ) -> Any:
+        """Carry out one visit of the model side, async."""
+        route = self._route(intermediate_steps, kwargs)
+        result: Any = None
+        try:
+            while True:
+                kind, target, hook = route.send(result)
+                if kind == "node":
+                    result = await self._anode(target, hook)
+                else:
+                    result = await self._acall_model(target, callbacks)
+        except StopIteration as done:
+            return done.value
+
+    def return_stopped_response(
+        self,
+        early_stopping_method: str,
+        intermediate_steps: list[Any],
+        callbacks: Any = None,
+        **kwargs: Any,
+    ) -> AgentFinish:
+        """The deadline passed: the state so far, every unanswered tool call answered with an
+        error (so the conversation can go on)."""
+        self._absorb(intermediate_steps, kwargs)
+        last = self._last_ai()
+        if last is not None:
+            answered = self._answered()
+            late = [
+                ToolMessage(LATE, tool_call_id=c["id"], name=c["name"], status="error")
+                for c in last.tool_calls
+                if c["id"] not in answered
+            ]
+            apply_update(self.state, {"messages": late})
+        return self._finished()
+
+    # -- state ---------------------------------------------------------------------------------
+
+    def _absorb(self, steps: list[tuple[Any, Any]], inputs: dict[str, Any]) -> bool:
+        """Add the tool results of steps not seen yet (the tools node); True if there were."""
+        if not self.started:
+            self.started = True
+            skip = {"messages", *self.spec.untracked}
+            self.state = {k: v for k, v in inputs.items() if k not in skip}
+            self.state["messages"] = add_messages([], inputs.get("messages", []))
+            for action, _ in steps:  # a resumed run: its model turns come back from the steps
+                for message in action.message_log:
+                    if message not in self.state["messages"]:
+                        apply_update(self.state, {"messages": [message]})
+            self.emit("values", self.public(dict(self.state)))
+        new = steps[self.absorbed :]
+        self.absorbed = len(steps)
+        # LangChain answers rejected calls in after_model, before the tools node runs the rest
+        rejected = [s for s in new if self._rejected(*s)]
+        for action, observation in [*rejected, *(s for s in new if s not in rejected)]:
+            update = self._answer(action, observation)
+            apply_update(self.state, update)
+            self.emit(
+                "updates", {"tools": update.update if isinstance(update, Command) else update}
+            )
+        if new:
+            self.emit("values", self.public(dict(self.state)))
+        return bool(new)
+
+    def emit(self, mode: str, payload: Any) -> None:
+        """Report a stream chunk (`stream`/`astream` set the sink; `invoke` has none)."""
+        if self.sink is not None:
+            self.sink(mode, payload)
+
+    def _rejected(self, action: Any, observation: Any) -> bool:
+        """Whether the loop's observation is a reviewer's rejection (a known tool, no result)."""
+        return not isinstance(observation, (Command, ToolMessage)) and (
+            action.tool in self.spec.tools
+        )
+
+    def _answer(self, action: Any, observation: Any) -> Any:
+        """The state update of one finished call: its ToolMessage, a middleware's Command, or
+        LangChain's message for a call a reviewer rejected or a tool that does not exist."""
+        if isinstance(observation, Command):
+            return observation
+        if isinstance(observation, ToolMessage):
+            return {"messages": [observation]}
+        if self._rejected(action, observation):
+            from actloop.agents.middleware.human_in_the_loop import rejected_message
+
+            return {"messages": [rejected_message(action.tool_input, _reason(observation))]}
+        names = ", ".join(self.spec.tools)  # the loop's invalid-tool answer: LangGraph's text
+        text = INVALID_TOOL.format(requested_tool=action.tool, available_tools=names)
+        message = ToolMessage(
+            text, tool_call_id=action.tool_call_id, name=action.tool, status="error"
+        )
+        return {"messages": [message]}
+
+    def _last_ai(self) -> AIMessage | None:
+        for message in reversed(self.state["messages"]):
+            if isinstance(message, AIMessage):
+                return message
+        return None
+
+    def _answered(self) -> set[str]:
+        """Ids of the tool calls answered after the last AI message (LangGraph's rule)."""
+        answered: set[str] = set()
+        for message in reversed(self.state["messages"]):
+            if isinstance(message, AIMessage):
+                break
+            if isinstance(message, ToolMessage):
+                answered.add(message.tool_call_id)
+        return answered
+
+    def _pending(self) -> list[dict[str, Any]]:
+        last = self._last_ai()
+        if last is None:
+            return []
+        answered = self._answered()
+        return [dict(c) for c in last.tool_calls if c["id"] not in answered]
+
+    def _step(self) -> None:
+        """One more node: LangGraph's recursion limit counts them."""
+        if self.nodes >= self.limit:
+            raise GraphRecursionError(RECURSION_MESSAGE.format(limit=self.limit))
+        self.nodes += 1
+
+    # -- routing (written once; plan and aplan carry out its effects) -------------------------
+
+    def _route(
+        self, steps: list[tuple[Any, Any]], inputs: dict[str, Any]
+    ) -> Generator[Effect, Any, Any]:
+        first = not self.started
+        self._absorb(steps, inputs)  # the tools node was counted when its calls were planned
+        hooks = self.spec.hooks
+        to = "model"
+        if first:
+            to = (yield from self._nodes("before_agent", hooks["before_agent"])) or "model"
+        elif self._all_direct(steps):
+            to = "end"
+        while to == "model":
+            to = yield from self._nodes("before_model", hooks["before_model"])
+            if to is not None:
+                continue
+            self._step()
+            request = ModelRequest(
+                model=self.spec.model,
+                messages=list(self.state["messages"]),
+                system_message=self.spec.system_message,
+                tools=list(self.spec.tools.values()),
+                state=self.state,
+                runtime=self.runtime,
+            )
+            response: ModelResponse = yield ("model", request, None)
+            update: dict[str, Any] = {"messages": response.result}
+            if response.structured_response is not None:
+                update["structured_response"] = response.structured_response
+            apply_update(self.state, update)
+            self.emit("updates", {"model": update})
+            self.emit("values", self.public(dict(self.state)))
+            to = yield from self._nodes("after_model", hooks["after_model"][::-1])
+            if to is None:
+                to = self._after_model_route()
+        if to == "tools":
+            pending = self._pending()
+            if pending:
+                self._step()
+                last = self._last_ai()
+                assert last is not None
+                return [ToolAgentAction(c["name"], c, "", [last], c["id"]) for c in pending]
+        yield from self._nodes("after_agent", hooks["after_agent"][::-1], jumps=False)
+        return self._finished()
+
+    def _finished(self) -> AgentFinish:
+        """The run's finish: the state a thread keeps (every key but per-run ones)."""
+        untracked = self.spec.untracked
+        return AgentFinish({k: v for k, v in self.state.items() if k not in untracked}, "")
+
+    def public(self, state: dict[str, Any]) -> dict[str, Any]:
+        """`state` as `invoke` and the values stream give it: without private keys."""
+        private = self.spec.private
+        return {k: v for k, v in state.items() if k not in private} if private else state
+
+    def _nodes(
+        self, hook: str, middleware: list[AgentMiddleware], *, jumps: bool = True
+    ) -> Generator[Effect, Any, str | None]:
+        """Run `hook` of each middleware as a node; the destination of a declared jump."""
+        for m in middleware:
+            self._step()
+            result = yield ("node", m, hook)
+            apply_update(self.state, result)
+            self.state.pop("jump_to", None)
+            self.emit("updates", {f"{m.name}.{hook}": result})
+            if result:
+                self.emit("values", self.public(dict(self.state)))
+            target = _jump(result)
+            if jumps and target is not None and target in can_jump_to(m, hook):
+                return target
+        return None
+
+    def _after_model_route(self) -> str:
+        last = self._last_ai()
+        if last is None or not last.tool_calls:
+            return "end"
+        if self._pending():
+            return "tools"
+        return "model"
+
+    def _all_direct(self, steps: list[tuple[Any, Any]]) -> bool:
+        """Whether every call of the last step went to a `return_direct` tool."""
+        last = self._last_ai()
+        if last is None or not steps:
+            return False
+        names = [c["name"] for c in last.tool_calls]
+        tools = self.spec.tools
+        return bool(names) and all(n in tools and tools[n].return_direct for n in names)
+
+    # -- effects -------------------------------------------------------------------------------
+
+    async def _anode(self, middleware: AgentMiddleware, hook: str) -> Any:
+        sync, is_async = overrides(middleware, hook)
+        if is_async or not sync:
+            return await getattr(middleware, "a" + hook)(self.state, self.runtime)
+        return getattr(middleware, hook)(self.state, self.runtime)
+
+    def _bound(self, request: ModelRequest) -> Any:
+        if request.tools:
+            return request.model.bind_tools(
+                request.tools, tool_choice=request.tool_choice, **request.model_settings
+            )
+        if request.model_settings:
+            return request.model.bind(**request.model_settings)
+        return request.model
+
+    def _prompt(self, request: ModelRequest) -> list[BaseMessage]:
+        if request.system_message is None:
+            return list(request.messages)
+        return [request.system_message, *request.messages]
+
+    def _token(self, chunk: Any) -> Any:
+        """Report one model chunk (stream_mode "messages") with LangGraph's node metadata."""
+        step = self.nodes
+        metadata = {
+            "langgraph_step": step,
+            "langgraph_node": "model",
+            "langgraph_triggers": ("branch:to:model",),
+            "langgraph_path": ("__pregel_pull", "model"),
+        }
+        if self.spec.name:
+            metadata["lc_agent_name"] = self.spec.name
+        self.emit("messages", (chunk, metadata))
+        return chunk
+
+    def _named(self, output: Any) -> ModelResponse:
+        if self.spec.name:
+            output.name = self.spec.name
+        return ModelResponse([output])
+
+    def _call_model(self, request: ModelRequest, callbacks: Any) -> ModelResponse:
+        config: dict[str, Any] = {"callbacks": callbacks}
+
+        def execute(req: ModelRequest) -> ModelResponse:
+            bound, prompt = self._bound(req), self._prompt(req)
+            if not self.stream_tokens:
+                return self._named(bound.invoke(prompt, config))
+            chunks = [self._token(c) for c in bound.stream(prompt, config)]
+            return self._named(_joined(chunks))
+
+        handler: Callable[[ModelRequest], Any] = execute
+        for m in reversed(self.spec.model_wrappers):
+            handler = _wrap_sync(m, "wrap_model_call", handler)
+        return as_response(handler(request))
+
+    async def _acall_model(self, request: ModelRequest, callbacks: Any) -> ModelResponse:
+        config: dict[str, Any] = {"callbacks": callbacks}
+
+        async def execute(req: ModelRequest) -> ModelResponse:
+            bound, prompt = self._bound(req), self._prompt(req)
+            if not self.stream_tokens:
+                return self._named(await bound.ainvoke(prompt, config))
+            chunks = [self._token(c) async for c in bound.astream(prompt, config)]
+            return self._named(_joined(chunks))
+
+        handler: Callable[[ModelRequest], Awaitable[Any]] = execute
+        for m in reversed(self.spec.model_wrappers):
+            handler = _wrap_async(m, "wrap_model_call", handler)
+        return as_response(await handler(request))
+
+
+def _joined(chunks: list[Any]) -> Any:
+    """The message a model's streamed chunks add up to."""
+    from actloop.messages import message_chunk_to_message
+
+    total = chunks[0]
+    for chunk in chunks[1:]:
+        total = total + chunk
+    return message_chunk_to_message(total)
+
+
+def _wrap_sync(m: AgentMiddleware, hook: str, inner: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`inner` wrapped by `m`'s sync `hook`; a model call's result is always a ModelResponse."""
+    method = getattr(m, hook)
+    if not overrides(m, hook)[0]:
+        raise NotImplementedError(
+            f"{m.name} only has an async {hook} (a{hook}); run the agent with ainvoke/astream"
+        )
+    if hook == "wrap_model_call":
+        return lambda request: as_response(method(request, inner))
+    return lambda request: method(request, inner)
+
+
+def _wrap_async(
+    m: AgentMiddleware, hook: str, inner: Callable[[Any], Awaitable[Any]]
+) -> Callable[[Any], Awaitable[Any]]:
+    sync, is_async = overrides(m, hook)
+    if is_async or not sync:
+        method = getattr(m, "a" + hook)
+        if hook != "wrap_model_call":
+            return lambda request: method(request, inner)
+
+        async def normalized(request: Any) -> Any:
+            return as_response(await method(request, inner))
+
+        return normalized
+
+    async def run_sync(request: Any) -> Any:  # a sync wrapper on the async path: its handler
+        raise NotImplementedError(  # would have to block on the async inner call
+            f"{m.name} only has a sync {hook}; define a{hook} to run it with ainvoke/astream"
+        )
+
+    return run_sync
+
+
+class ToolNode:
+    """One tool as the loop runs it in a `create_agent` agent: its input is the model's tool
+    call; it runs the `wrap_tool_call` chain around the tool and returns LangGraph's
+    `ToolMessage` (argument errors become the model's error message; other errors raise)."""
+
+    return_direct = False
+    """The graph decides return_direct itself (after the whole step), never the loop."""
+
+    def __init__(self, tool: Any, run: GraphRun) -> None:
+        self.tool = tool
+        self.name: str = tool.name
+        self.owner = run
+        from actloop.agents.middleware.human_in_the_loop import gated
+
+        self.requires_approval: bool = bool(getattr(tool, "requires_approval", False)) or gated(
+            run.spec, self.name
+        )
+        self.idempotent: bool = bool(getattr(tool, "idempotent", True))
+
+    def _request(self, call: dict[str, Any]) -> ToolCallRequest:
+        run, runtime = self.owner, self.owner.runtime
+        tool_runtime = ToolRuntime(
+            run.state,
+            runtime.context,
+            runtime.config,
+            runtime.stream_writer,
+            call.get("id"),
+            runtime.store,
+        )
+        return ToolCallRequest(call, self.tool, run.state, tool_runtime)
+
+    def run(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
+        def execute(request: ToolCallRequest) -> Any:
+            call = request.tool_call
+            invalid = _invalid(request.tool, call)
+            if invalid is not None:
+                return invalid
+            return request.tool.run(call["args"], tool_call_id=call["id"], **_tool_kwargs(kwargs))
+
+        handler: Callable[[Any], Any] = execute
+        for m in reversed(self.owner.spec.tool_wrappers):
+            handler = _wrap_sync(m, "wrap_tool_call", handler)
+        call, edited = _unedited(tool_input)
+        return self._edited(handler(self._request(call)), edited)
+
+    def _edited(self, result: Any, edited: dict[str, Any] | None) -> Any:
+        if edited is None:
+            return result
+        from actloop.agents.middleware.human_in_the_loop import edited_result
+
+        return edited_result(self.owner.spec, result, edited)
+
+    async def arun(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
+        async def execute(request: ToolCallRequest) -> Any:
+            call = request.tool_call
+            invalid = _invalid(request.tool, call)
+            if invalid is not None:
+                return invalid
+            return await request.tool.arun(
+                call["args"], tool_call_id=call["id"], **_tool_kwargs(kwargs)
+            )
+
+        handler: Callable[[Any], Awaitable[Any]] = execute
+        for m in reversed(self.owner.spec.tool_wrappers):
+            handler = _wrap_async(m, "wrap_tool_call", handler)
+        call, edited = _unedited(tool_input)
+        return self._edited(await handler(self._request(call)), edited)
+
+
+def _unedited(tool_input: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The call to run and, for a reviewer's edit, what the reviewer sent."""
+    if "edited" not in tool_input:
+        return tool_input, None
+    call = {k: v for k, v in tool_input.items() if k != "edited"}
+    return call, tool_input["edited"]
+
+
+def _tool_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The driver's run kwargs a tool takes (callbacks, config); colours are classic's."""
+    return {k: v for k, v in kwargs.items() if k in ("callbacks", "config")}
+
+
+def _invalid(tool: Any, call: dict[str, Any]) -> ToolMessage | None:
+    """LangGraph's message when the call's arguments fail the tool's schema (a tool that
+    handles its own validation errors, `handle_validation_error`, answers them itself)."""
+    check = getattr(tool, "_to_args_and_kwargs", None)
+    if check is None or getattr(tool, "handle_validation_error", False):
+        return None
+    try:
+        check(call["args"], call["id"])
+    except InvalidArguments as exc:
+        return _invocation_error(call, exc)
+    return None
+
+
+def _invocation_error(call: dict[str, Any], exc: InvalidArguments) -> ToolMessage:
+    """LangGraph's `ToolInvocationError` message for arguments that failed validation."""
+    cause = exc.cause
+    errors = getattr(cause, "errors", None)
+    if callable(errors):
+        lines = [
+            ".".join(str(p) for p in e.get("loc", ())) + ": " + str(e.get("msg", "Unknown error"))
+            for e in cast("list[dict[str, Any]]", errors())
+        ]
+        detail = "\n".join(lines)
+    else:
+        detail = str(exc)
+    text = INVOCATION_ERROR.format(tool_name=call["name"], tool_kwargs=call["args"], error=detail)
+    return ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")

@@ -1,0 +1,140 @@
+"""LangGraph threads on actloop's durable runs: a conversation is one durable run per turn.
+
+An actloop thread holds one run; a LangGraph thread holds a conversation. So turn 1 of thread
+`t` is the durable run `t`, turn n the run `t#n`, and a turn starts from the state the previous
+turn finished with (its saved outputs) plus the new input's messages. A turn that did not finish
+(paused for approval, failed, killed) goes on with `Command(resume=...)` or a `None` input, as
+in LangGraph; the journal then replays its finished calls instead of running them again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
+
+from actloop.agents.types import Command, Interrupt
+from actloop.exceptions import CheckpointError
+from actloop.executor import PAUSED_KEY, Resume
+
+if TYPE_CHECKING:
+    from actloop.checkpoint import BaseCheckpointer, ThreadHistory
+
+__all__ = ["StateSnapshot", "Turn", "alatest", "latest"]
+
+Latest = tuple[int, "ThreadHistory | None"]
+"""How many turns the thread has, and the history of the last one (None: a new thread)."""
+
+
+class StateSnapshot(NamedTuple):
+    """A thread's state as `get_state` gives it (LangGraph's `StateSnapshot` fields)."""
+
+    values: dict[str, Any]
+    next: tuple[str, ...]
+    config: dict[str, Any]
+    metadata: dict[str, Any] | None
+    created_at: str | None
+    parent_config: dict[str, Any] | None
+    tasks: tuple[Any, ...]
+    interrupts: tuple[Interrupt, ...]
+
+
+def run_id(thread: str, turn: int) -> str:
+    """The durable run of turn `turn` (1-based) of `thread`."""
+    return thread if turn == 1 else f"{thread}#{turn}"
+
+
+def latest(store: BaseCheckpointer, thread: str) -> Latest:
+    """The thread's turn count and last turn, read from `store`."""
+    from actloop.checkpoint import read_thread
+
+    turns = 0
+    while store.get(run_id(thread, turns + 1)) is not None:
+        turns += 1
+    return turns, (read_thread(store, run_id(thread, turns)) if turns else None)
+
+
+async def alatest(store: BaseCheckpointer, thread: str) -> Latest:
+    """Async `latest`."""
+    from actloop.checkpoint import aread_thread
+
+    turns = 0
+    while await store.aget(run_id(thread, turns + 1)) is not None:
+        turns += 1
+    return turns, (await aread_thread(store, run_id(thread, turns)) if turns else None)
+
+
+class Turn:
+    """One run of a thread: which durable run it is and what it starts from."""
+
+    def __init__(self, thread: str, spec: Any) -> None:
+        self.thread = thread
+        self.spec = spec
+        self.turns = 0
+        self.last: ThreadHistory | None = None
+        self.run_id = thread
+
+    def begin(self, found: Latest) -> None:
+        self.turns, self.last = found
+
+    def input(self, input: Any) -> Any:
+        """The executor's input: the new turn's state, or a `Resume` of the unfinished one."""
+        last = self.last
+        unfinished = last is not None and last.status != "finished"
+        if isinstance(input, Command) or input is None:
+            if not unfinished:
+                raise CheckpointError(f"thread {self.thread!r} has no interrupted run to resume")
+            assert last is not None
+            self.run_id = run_id(self.thread, self.turns)
+            return resume_of(input, last)
+        if unfinished:
+            assert last is not None
+            raise CheckpointError(
+                f"thread {self.thread!r} has a {last.status} run: resume it with "
+                "Command(resume=...) (or None) before sending new input"
+            )
+        self.run_id = run_id(self.thread, self.turns + 1)
+        state = dict(last.output or {}) if last is not None else {}
+        given = dict(cast("dict[str, Any]", input))
+        messages = [*state.get("messages", []), *_listed(given.get("messages", []))]
+        return {**state, **given, "messages": messages}
+
+    def outputs(self, outputs: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+        """What `invoke` returns: the state; a paused run's state with its `__interrupt__`."""
+        if outputs.get("status") == "paused" and PAUSED_KEY in outputs:
+            from actloop.agents.middleware.human_in_the_loop import interrupts_of
+
+            pending = outputs[PAUSED_KEY]
+            return {**state, "__interrupt__": interrupts_of(self.spec, pending, state)}
+        return outputs
+
+    def snapshot(self, found: Latest, config: dict[str, Any]) -> StateSnapshot:
+        """The thread's `StateSnapshot` (a paused turn: the state it started from, the tools
+        node next, and its interrupts)."""
+        self.begin(found)
+        last = self.last
+        if last is None:
+            return StateSnapshot({}, (), config, None, None, None, (), ())
+        if last.status == "finished":
+            return StateSnapshot(dict(last.output or {}), (), config, None, None, None, (), ())
+        interrupts: tuple[Interrupt, ...] = ()
+        next_node = "tools"
+        if last.status == "paused":
+            from actloop.agents.middleware.human_in_the_loop import interrupts_of, paused_node
+
+            interrupts = tuple(interrupts_of(self.spec, last.pending, last.inputs))
+            next_node = paused_node(self.spec) or next_node
+        return StateSnapshot(
+            dict(last.inputs), (next_node,), config, None, None, None, (), interrupts
+        )
+
+
+def _listed(value: Any) -> list[Any]:
+    return cast("list[Any]", value) if isinstance(value, list) else [value]
+
+
+def resume_of(command: Command | None, last: ThreadHistory) -> Resume:
+    """The executor's `Resume` for a `Command(resume=...)` (None: go on, deciding nothing)."""
+    if command is None or command.resume is None:
+        return Resume()
+    from actloop.agents.middleware.human_in_the_loop import decisions_to_resume
+
+    return decisions_to_resume(command.resume, last.pending)

@@ -1,0 +1,334 @@
+"""`create_agent`: LangChain 1.x's agent constructor, compiled onto actloop's executor loop.
+
+`create_agent(model, tools, system_prompt=..., middleware=[...], checkpointer=...)` returns a
+`CompiledAgent` whose `invoke`/`ainvoke`/`batch`/`stream` take and return LangGraph's state dict
+(`{"messages": [...]}`). Each run is an `AgentExecutor` run of a `GraphRun` agent (`_graph`): the
+same I/O-free loop, drivers, parallel tool calls, deadlines and durable journal as any actloop
+agent. `max_execution_time` (seconds for the whole run) is actloop's extension; LangGraph has no
+run deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any, cast
+
+from actloop.agents import _threads
+from actloop.agents._graph import GraphRun, GraphSpec, ToolNode
+from actloop.agents._models import chat_model
+from actloop.agents._threads import StateSnapshot
+from actloop.agents.middleware.types import AgentMiddleware, Runtime
+from actloop.messages import SystemMessage
+
+__all__ = ["CompiledAgent", "create_agent"]
+
+DEFAULT_RECURSION_LIMIT = 10007
+"""LangGraph 1.2's default `recursion_limit` (nodes a run may take)."""
+
+
+def _as_tool(thing: Any) -> Any:
+    """A tool: actloop's as given; LangChain's and MCP's adopted; a function made a tool."""
+    from actloop.runnables._foreign import adopt
+
+    thing = adopt(thing)
+    if callable(thing) and not hasattr(thing, "run"):
+        from actloop.tools import tool
+
+        return tool(thing)
+    return thing
+
+
+def create_agent(
+    model: Any,
+    tools: Sequence[Any] | None = None,
+    *,
+    system_prompt: str | SystemMessage | None = None,
+    middleware: Sequence[AgentMiddleware] = (),
+    response_format: Any = None,
+    state_schema: type[Any] | None = None,
+    context_schema: type[Any] | None = None,
+    checkpointer: Any = None,
+    store: Any = None,
+    interrupt_before: list[str] | None = None,
+    interrupt_after: list[str] | None = None,
+    debug: bool = False,
+    name: str | None = None,
+    cache: Any = None,
+    max_execution_time: float | None = None,
+) -> CompiledAgent:
+    """An agent that calls `model` with `tools` until it answers without a tool call, as
+    `langchain.agents.create_agent` builds it (same arguments; see the module docstring)."""
+    if response_format is not None:
+        raise NotImplementedError("response_format is not supported yet by actloop's create_agent")
+    if interrupt_before or interrupt_after:
+        raise NotImplementedError("interrupt_before/interrupt_after are not supported yet")
+    middleware = list(middleware)
+    names = [m.name for m in middleware]
+    if len(set(names)) != len(names):
+        raise AssertionError("Please remove duplicate middleware instances.")
+    all_tools = [_as_tool(t) for t in [*(tools or []), *(t for m in middleware for t in m.tools)]]
+    system_message = (
+        SystemMessage(system_prompt) if isinstance(system_prompt, str) else system_prompt
+    )
+    spec = GraphSpec(
+        model=chat_model(model),
+        tools={t.name: t for t in all_tools},
+        middleware=middleware,
+        system_message=system_message,
+        name=name,
+    )
+    return CompiledAgent(spec, checkpointer, store, max_execution_time, name or "LangGraph")
+
+
+class CompiledAgent:
+    """A compiled `create_agent` agent: LangGraph's `CompiledStateGraph` calls on actloop's loop."""
+
+    def __init__(
+        self,
+        spec: GraphSpec,
+        checkpointer: Any,
+        store: Any,
+        max_execution_time: float | None,
+        name: str,
+    ) -> None:
+        self.spec = spec
+        self.checkpointer = checkpointer
+        self.store = store
+        self.max_execution_time = max_execution_time
+        self.name = name
+
+    # -- one run -------------------------------------------------------------------------------
+
+    def _prepare(
+        self, input: Any, config: dict[str, Any] | None, context: Any
+    ) -> tuple[Any, dict[str, Any], GraphRun]:
+        from actloop.executor import AgentExecutor
+
+        config = dict(config or {})
+        limit = int(config.pop("recursion_limit", DEFAULT_RECURSION_LIMIT))
+        runtime = Runtime(context=context, store=self.store, config=config)
+        run = GraphRun(self.spec, runtime, limit, config)
+        runtime.stream_writer = lambda chunk: run.emit("custom", chunk)
+        tools = [ToolNode(t, run) for t in self.spec.tools.values()]
+        executor = AgentExecutor(
+            agent=run,
+            tools=tools,
+            max_iterations=None,
+            max_execution_time=self.max_execution_time,
+            name=self.name,
+        )
+        if not isinstance(input, dict):
+            return executor, input, run  # a Resume of a paused or broken turn
+        inputs = dict(cast("dict[str, Any]", input))
+        return executor, {**inputs, "messages": list(inputs.get("messages", []))}, run
+
+    def invoke(
+        self, input: Any, config: dict[str, Any] | None = None, *, context: Any = None, **_: Any
+    ) -> dict[str, Any]:
+        """Run to the end; the final state (`{"messages": [...], ...}`). With a checkpointer
+        and `config["configurable"]["thread_id"]`, the run goes on from the thread's state."""
+        turn = self._turn(config)
+        if turn is not None:
+            turn.begin(_threads.latest(self.checkpointer, turn.thread))
+        call = self._start(input, config, context, turn)
+        return self._finish(call.invoke_sync(), turn, call.run)
+
+    async def ainvoke(
+        self, input: Any, config: dict[str, Any] | None = None, *, context: Any = None, **_: Any
+    ) -> dict[str, Any]:
+        """Async `invoke`."""
+        turn = self._turn(config)
+        if turn is not None:
+            turn.begin(await _threads.alatest(self.checkpointer, turn.thread))
+        call = self._start(input, config, context, turn)
+        return self._finish(await call.invoke_async(), turn, call.run)
+
+    def _turn(self, config: dict[str, Any] | None) -> _threads.Turn | None:
+        """The thread turn this run is, when it has a checkpointer and a thread id."""
+        configurable: dict[str, Any] = (config or {}).get("configurable") or {}
+        thread: Any = configurable.get("thread_id")
+        if self.checkpointer is None or thread is None:
+            return None
+        return _threads.Turn(str(thread), self.spec)
+
+    def _start(
+        self, input: Any, config: dict[str, Any] | None, context: Any, turn: _threads.Turn | None
+    ) -> _Call:
+        run_config = {k: v for k, v in (config or {}).items() if k != "recursion_limit"}
+        if turn is not None:
+            input = turn.input(input)
+            configurable: dict[str, Any] = dict(run_config.get("configurable") or {})
+            run_config["configurable"] = {**configurable, "thread_id": turn.run_id}
+        executor, inputs, run = self._prepare(input, config, context)
+        if turn is not None:
+            executor.checkpointer = self.checkpointer
+        return _Call(executor, inputs, run_config, run)
+
+    def _finish(
+        self, outputs: dict[str, Any], turn: _threads.Turn | None, run: GraphRun
+    ) -> dict[str, Any]:
+        outputs = outputs if turn is None else turn.outputs(outputs, run.state)
+        return run.public(outputs)
+
+    def get_state(self, config: dict[str, Any]) -> StateSnapshot:
+        """The thread's state now: values, what runs next, the pending interrupts."""
+        turn = self._turn(config)
+        if turn is None:
+            raise ValueError("No checkpointer set")
+        return turn.snapshot(_threads.latest(self.checkpointer, turn.thread), config)
+
+    async def aget_state(self, config: dict[str, Any]) -> StateSnapshot:
+        """Async `get_state`."""
+        turn = self._turn(config)
+        if turn is None:
+            raise ValueError("No checkpointer set")
+        return turn.snapshot(await _threads.alatest(self.checkpointer, turn.thread), config)
+
+    def batch(
+        self, inputs: list[Any], config: dict[str, Any] | None = None, **kwargs: Any
+    ) -> list[dict[str, Any]]:
+        """`invoke` each input (one after another)."""
+        return [self.invoke(i, config, **kwargs) for i in inputs]
+
+    async def abatch(
+        self, inputs: list[Any], config: dict[str, Any] | None = None, **kwargs: Any
+    ) -> list[dict[str, Any]]:
+        """`ainvoke` the inputs concurrently."""
+        return list(await asyncio.gather(*(self.ainvoke(i, config, **kwargs) for i in inputs)))
+
+    def stream(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        context: Any = None,
+        stream_mode: str | Sequence[str] | None = None,
+        **_: Any,
+    ) -> Iterator[Any]:
+        """LangGraph's `stream`: chunks of the `stream_mode`s ("values", "updates", "messages",
+        "custom"; default "updates"), `(mode, chunk)` pairs when a list of modes is given. The
+        run goes on a worker thread so chunks arrive as they happen."""
+        import contextvars
+        import queue
+        import threading
+
+        modes, single = _modes(stream_mode)
+        turn = self._turn(config)
+        if turn is not None:
+            turn.begin(_threads.latest(self.checkpointer, turn.thread))
+        call = self._start(input, config, context, turn)
+        chunks: queue.Queue[tuple[Any, Any]] = queue.Queue()
+
+        def put(item: tuple[Any, Any]) -> None:
+            chunks.put(item)
+            time.sleep(0)  # let the reader take it now, not at the next GIL switch (5 ms)
+
+        _listen(call.run, modes, put)
+
+        def work() -> None:
+            try:
+                chunks.put((_DONE, self._finish(call.invoke_sync(), turn, call.run)))
+            except BaseException as exc:
+                chunks.put((_DONE, exc))
+
+        context_copy = contextvars.copy_context()
+        threading.Thread(target=context_copy.run, args=(work,), daemon=True).start()
+        while True:
+            mode, payload = chunks.get()
+            if mode is _DONE:
+                yield from _ending(payload, modes, single)
+                return
+            yield payload if single else (mode, payload)
+
+    async def astream(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        context: Any = None,
+        stream_mode: str | Sequence[str] | None = None,
+        **_: Any,
+    ) -> AsyncIterator[Any]:
+        """Async `stream`: the run is a task on this event loop."""
+        modes, single = _modes(stream_mode)
+        turn = self._turn(config)
+        if turn is not None:
+            turn.begin(await _threads.alatest(self.checkpointer, turn.thread))
+        call = self._start(input, config, context, turn)
+        loop = asyncio.get_running_loop()
+        chunks: asyncio.Queue[tuple[Any, Any]] = asyncio.Queue()
+
+        def put(item: tuple[Any, Any]) -> None:  # hooks, tools and writers may be on threads
+            loop.call_soon_threadsafe(chunks.put_nowait, item)
+
+        _listen(call.run, modes, put)
+
+        async def work() -> None:
+            try:
+                outputs = self._finish(await call.invoke_async(), turn, call.run)
+                loop.call_soon(chunks.put_nowait, (_DONE, outputs))  # after the chunks queued
+            except BaseException as exc:
+                loop.call_soon(chunks.put_nowait, (_DONE, exc))
+
+        task = asyncio.ensure_future(work())
+        try:
+            while True:
+                mode, payload = await chunks.get()
+                if mode is _DONE:
+                    for chunk in _ending(payload, modes, single):
+                        yield chunk
+                    return
+                yield payload if single else (mode, payload)
+        finally:
+            if not task.done():
+                task.cancel()
+
+    def get_name(self) -> str:
+        return self.name
+
+
+_DONE: Any = object()
+STREAM_MODES = ("values", "updates", "messages", "custom")
+
+
+def _modes(stream_mode: str | Sequence[str] | None) -> tuple[tuple[str, ...], bool]:
+    """The modes asked for, and whether one mode was given as a string (plain chunks)."""
+    if stream_mode is None:
+        return ("updates",), True
+    modes = (stream_mode,) if isinstance(stream_mode, str) else tuple(stream_mode)
+    for mode in modes:
+        if mode not in STREAM_MODES:
+            raise ValueError(f"stream_mode {mode!r} is not supported; use one of {STREAM_MODES}")
+    return modes, isinstance(stream_mode, str)
+
+
+def _listen(run: GraphRun, modes: tuple[str, ...], put: Any) -> None:
+    """Send the run's chunks of `modes` to `put`."""
+    run.stream_tokens = "messages" in modes
+    run.sink = lambda mode, payload: put((mode, payload)) if mode in modes else None
+
+
+def _ending(outcome: Any, modes: tuple[str, ...], single: bool) -> Iterator[Any]:
+    """The last chunks: a paused run's interrupts (as LangGraph's updates give them), or the
+    run's error raised."""
+    if isinstance(outcome, BaseException):
+        raise outcome
+    interrupts = outcome.get("__interrupt__")
+    if interrupts and "updates" in modes:
+        chunk = {"__interrupt__": tuple(interrupts)}
+        yield chunk if single else ("updates", chunk)
+
+
+class _Call:
+    """One executor call of a run, sync or async (the outputs only)."""
+
+    def __init__(self, executor: Any, inputs: Any, config: dict[str, Any], run: GraphRun) -> None:
+        self.executor, self.inputs, self.config, self.run = executor, inputs, config, run
+
+    def invoke_sync(self) -> dict[str, Any]:
+        return self.executor.invoke(self.inputs, self.config, return_only_outputs=True)
+
+    async def invoke_async(self) -> dict[str, Any]:
+        return await self.executor.ainvoke(self.inputs, self.config, return_only_outputs=True)

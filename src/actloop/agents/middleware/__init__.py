@@ -1,0 +1,63 @@
+"""Middleware for `create_agent` agents (`langchain.agents.middleware` under the same names)."""
+
+from __future__ import annotations
+
+from actloop.agents.middleware.human_in_the_loop import (
+    HumanInTheLoopMiddleware,
+    InterruptOnConfig,
+)
+from actloop.agents.middleware.model_call_limit import (
+    ModelCallLimitExceededError,
+    ModelCallLimitMiddleware,
+)
+from actloop.agents.middleware.model_fallback import ModelFallbackMiddleware
+from actloop.agents.middleware.model_retry import ModelRetryMiddleware
+from actloop.agents.middleware.tool_call_limit import (
+    ToolCallLimitExceededError,
+    ToolCallLimitMiddleware,
+)
+from actloop.agents.middleware.tool_retry import ToolRetryMiddleware
+from actloop.agents.middleware.types import (
+    AgentMiddleware,
+    AgentState,
+    ModelRequest,
+    ModelResponse,
+    Runtime,
+    ToolCallRequest,
+    ToolRuntime,
+    after_agent,
+    after_model,
+    before_agent,
+    before_model,
+    dynamic_prompt,
+    hook_config,
+    wrap_model_call,
+    wrap_tool_call,
+)
+
+__all__ = [
+    "AgentMiddleware",
+    "AgentState",
+    "HumanInTheLoopMiddleware",
+    "InterruptOnConfig",
+    "ModelCallLimitExceededError",
+    "ModelCallLimitMiddleware",
+    "ModelFallbackMiddleware",
+    "ModelRequest",
+    "ModelResponse",
+    "ModelRetryMiddleware",
+    "Runtime",
+    "ToolCallLimitExceededError",
+    "ToolCallLimitMiddleware",
+    "ToolCallRequest",
+    "ToolRetryMiddleware",
+    "ToolRuntime",
+    "after_agent",
+    "after_model",
+    "before_agent",
+    "before_model",
+    "dynamic_prompt",
+    "hook_config",
+    "wrap_model_call",
+    "wrap_tool_call",
+]

@@ -1,0 +1,335 @@
+"""Middleware for `create_agent` agents, as `langchain.agents.middleware.types` has it.
+
+`AgentMiddleware` subclasses override any of the hooks: `before_agent`, `before_model`,
+`after_model`, `after_agent` (state in, a state update or None out), `wrap_model_call` and
+`wrap_tool_call` (a request and the next handler in, a response out), each with an async twin
+(`abefore_model`, `awrap_model_call`, ...). The decorators (`@before_model`, `@wrap_tool_call`,
+`@dynamic_prompt`, ...) make a middleware from one function. The hooks run inside the loop's own
+effects: node hooks and `wrap_model_call` in the agent's plan, `wrap_tool_call` in the tool call
+the driver runs (`actloop.agents._graph`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Literal, TypedDict
+
+from actloop.messages import AIMessage, BaseMessage, SystemMessage
+
+__all__ = [
+    "AgentMiddleware",
+    "AgentState",
+    "ModelRequest",
+    "ModelResponse",
+    "Runtime",
+    "ToolCallRequest",
+    "ToolRuntime",
+    "after_agent",
+    "after_model",
+    "before_agent",
+    "before_model",
+    "dynamic_prompt",
+    "hook_config",
+    "wrap_model_call",
+    "wrap_tool_call",
+]
+
+JumpTo = Literal["tools", "model", "end"]
+HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
+
+
+class AgentState(TypedDict, total=False):
+    """The agent's state: its messages (plus what a `state_schema` or middleware adds)."""
+
+    messages: list[BaseMessage]
+    jump_to: JumpTo | None
+    structured_response: Any
+
+
+@dataclass
+class Runtime:
+    """What a hook may use besides the state: the run's `context`, `store`, `stream_writer`."""
+
+    context: Any = None
+    store: Any = None
+    stream_writer: Callable[[Any], None] = lambda _chunk: None
+    config: dict[str, Any] = field(default_factory=lambda: {})
+
+
+@dataclass
+class ToolRuntime:
+    """What a tool call's middleware may use besides the call: the state, the run's context,
+    config, store and stream writer, and the call's id (LangChain's `ToolRuntime`)."""
+
+    state: Any
+    context: Any
+    config: dict[str, Any]
+    stream_writer: Callable[[Any], None]
+    tool_call_id: str | None
+    store: Any = None
+
+
+@dataclass
+class ModelRequest:
+    """One model call as middleware sees it; `override(...)` gives a changed copy."""
+
+    model: Any
+    messages: list[BaseMessage]
+    system_message: SystemMessage | None = None
+    tool_choice: Any = None
+    tools: list[Any] = field(default_factory=lambda: [])
+    response_format: Any = None
+    state: dict[str, Any] = field(default_factory=lambda: {"messages": []})
+    runtime: Runtime | None = None
+    model_settings: dict[str, Any] = field(default_factory=lambda: {})
+
+    @property
+    def system_prompt(self) -> str | None:
+        """The system message's text, or None."""
+        return None if self.system_message is None else self.system_message.text
+
+    def override(self, **overrides: Any) -> ModelRequest:
+        """A copy with `overrides` (`system_prompt=` is turned into a `system_message`)."""
+        if "system_prompt" in overrides:
+            if "system_message" in overrides:
+                raise ValueError("Cannot specify both system_prompt and system_message")
+            prompt = overrides.pop("system_prompt")
+            overrides["system_message"] = None if prompt is None else SystemMessage(prompt)
+        return replace(self, **overrides)
+
+
+@dataclass
+class ModelResponse:
+    """What a model call gave: its messages (usually one AIMessage) and structured output."""
+
+    result: list[BaseMessage]
+    structured_response: Any = None
+
+
+@dataclass
+class ToolCallRequest:
+    """One tool call as middleware sees it: the call, its tool (None: unknown), state, runtime."""
+
+    tool_call: dict[str, Any]
+    tool: Any
+    state: Any
+    runtime: Any
+
+    def override(self, **overrides: Any) -> ToolCallRequest:
+        """A copy with `overrides`."""
+        return replace(self, **overrides)
+
+
+Handler = Callable[[Any], Any]
+
+
+class AgentMiddleware:
+    """Base of middleware: override the hooks you need (see the module docstring)."""
+
+    state_schema: ClassVar[type[Any]] = AgentState
+    tools: Sequence[Any] = ()
+    private_state: ClassVar[tuple[str, ...]] = ()
+    """State keys kept with the thread but left out of `invoke`'s output (LangChain's
+    `PrivateStateAttr`)."""
+    run_state: ClassVar[tuple[str, ...]] = ()
+    """State keys every run starts without (LangGraph's `UntrackedValue`)."""
+
+    @property
+    def name(self) -> str:
+        """The middleware's name (its class name unless overridden)."""
+        return type(self).__name__
+
+    def before_agent(self, state: Any, runtime: Runtime) -> dict[str, Any] | None:
+        """Once, before the first model call."""
+        return None
+
+    async def abefore_agent(self, state: Any, runtime: Runtime) -> dict[str, Any] | None:
+        """Async `before_agent`."""
+        return None
+
+    def before_model(self, state: Any, runtime: Runtime) -> dict[str, Any] | None:
+        """Before each model call."""
+        return None
+
+    async def abefore_model(self, state: Any, runtime: Runtime) -> dict[str, Any] | None:
+        """Async `before_model`."""
+        return None
+
+    def after_model(self, state: Any, runtime: Runtime) -> dict[str, Any] | None:
+        """After each model call (in reverse middleware order)."""
+        return None
+
+    async def aafter_model(self, state: Any, runtime: Runtime) -> dict[str, Any] | None:
+        """Async `after_model`."""
+        return None
+
+    def after_agent(self, state: Any, runtime: Runtime) -> dict[str, Any] | None:
+        """Once, when the agent ends (in reverse middleware order)."""
+        return None
+
+    async def aafter_agent(self, state: Any, runtime: Runtime) -> dict[str, Any] | None:
+        """Async `after_agent`."""
+        return None
+
+    def wrap_model_call(self, request: ModelRequest, handler: Handler) -> Any:
+        """Around each model call: call `handler(request)` (any number of times) or not."""
+        return handler(request)
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[Any], Awaitable[Any]]
+    ) -> Any:
+        """Async `wrap_model_call`."""
+        return await handler(request)
+
+    def wrap_tool_call(self, request: ToolCallRequest, handler: Handler) -> Any:
+        """Around each tool call: call `handler(request)` or return a ToolMessage / Command."""
+        return handler(request)
+
+    async def awrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[[Any], Awaitable[Any]]
+    ) -> Any:
+        """Async `wrap_tool_call`."""
+        return await handler(request)
+
+
+def overrides(middleware: AgentMiddleware, hook: str) -> tuple[bool, bool]:
+    """Whether `middleware` overrides the sync and the async form of `hook`."""
+    cls = type(middleware)
+    asyncname = "a" + hook
+    return (
+        getattr(cls, hook) is not getattr(AgentMiddleware, hook),
+        getattr(cls, asyncname) is not getattr(AgentMiddleware, asyncname),
+    )
+
+
+def can_jump_to(middleware: AgentMiddleware, hook: str) -> list[str]:
+    """The destinations `hook` of `middleware` declared with `hook_config(can_jump_to=...)`."""
+    for name in (hook, "a" + hook):
+        found = getattr(getattr(type(middleware), name, None), "__can_jump_to__", None)
+        if found:
+            return list(found)
+    return []
+
+
+def hook_config(*, can_jump_to: list[JumpTo] | None = None) -> Callable[[Any], Any]:
+    """Mark a hook method with the destinations its `{"jump_to": ...}` may name."""
+
+    def decorator(func: Any) -> Any:
+        if can_jump_to is not None:
+            func.__can_jump_to__ = can_jump_to
+        return func
+
+    return decorator
+
+
+def _node_decorator(hook: str) -> Callable[..., Any]:
+    """`@before_model` and its siblings: a middleware class whose `hook` is the function."""
+
+    def decorate(
+        func: Callable[..., Any] | None = None,
+        *,
+        state_schema: type[Any] | None = None,
+        tools: list[Any] | None = None,
+        can_jump_to: list[JumpTo] | None = None,
+        name: str | None = None,
+    ) -> Any:
+        def build(fn: Callable[..., Any]) -> AgentMiddleware:
+            is_async = inspect.iscoroutinefunction(fn)
+
+            def sync_hook(_self: Any, state: Any, runtime: Runtime) -> Any:
+                return fn(state, runtime)
+
+            async def async_hook(_self: Any, state: Any, runtime: Runtime) -> Any:
+                return await fn(state, runtime)
+
+            method: Any = async_hook if is_async else sync_hook
+            if can_jump_to is not None:
+                method.__can_jump_to__ = can_jump_to
+            attrs: dict[str, Any] = {
+                ("a" + hook) if is_async else hook: method,
+                "state_schema": state_schema or AgentState,
+                "tools": tools or [],
+            }
+            cls = type(name or getattr(fn, "__name__", hook), (AgentMiddleware,), attrs)
+            return cls()
+
+        return build(func) if func is not None else build
+
+    return decorate
+
+
+before_agent = _node_decorator("before_agent")
+before_model = _node_decorator("before_model")
+after_model = _node_decorator("after_model")
+after_agent = _node_decorator("after_agent")
+
+
+def _wrap_decorator(hook: str, default_name: str) -> Callable[..., Any]:
+    """`@wrap_model_call` / `@wrap_tool_call`: a middleware whose `hook` is the function."""
+
+    def decorate(
+        func: Callable[..., Any] | None = None,
+        *,
+        state_schema: type[Any] | None = None,
+        tools: list[Any] | None = None,
+        name: str | None = None,
+    ) -> Any:
+        def build(fn: Callable[..., Any]) -> AgentMiddleware:
+            is_async = inspect.iscoroutinefunction(fn)
+
+            def sync_wrap(_self: Any, request: Any, handler: Handler) -> Any:
+                return fn(request, handler)
+
+            async def async_wrap(_self: Any, request: Any, handler: Handler) -> Any:
+                return await fn(request, handler)
+
+            attrs: dict[str, Any] = {
+                ("a" + hook) if is_async else hook: async_wrap if is_async else sync_wrap,
+                "state_schema": state_schema or AgentState,
+                "tools": tools or [],
+            }
+            cls = type(name or getattr(fn, "__name__", default_name), (AgentMiddleware,), attrs)
+            return cls()
+
+        return build(func) if func is not None else build
+
+    return decorate
+
+
+wrap_model_call = _wrap_decorator("wrap_model_call", "WrapModelCallMiddleware")
+wrap_tool_call = _wrap_decorator("wrap_tool_call", "WrapToolCallMiddleware")
+
+
+def dynamic_prompt(func: Callable[..., Any]) -> AgentMiddleware:
+    """A middleware setting each model call's system message to what `func(request)` returns
+    (a string or a SystemMessage)."""
+    is_async = inspect.iscoroutinefunction(func)
+
+    def prompted(request: ModelRequest, prompt: Any) -> ModelRequest:
+        message = prompt if isinstance(prompt, SystemMessage) else SystemMessage(prompt)
+        return request.override(system_message=message)
+
+    def sync_wrap(_self: Any, request: ModelRequest, handler: Handler) -> Any:
+        return handler(prompted(request, func(request)))
+
+    async def async_wrap(_self: Any, request: ModelRequest, handler: Handler) -> Any:
+        if is_async:
+            return await handler(prompted(request, await func(request)))
+        return await handler(prompted(request, func(request)))
+
+    attrs: dict[str, Any] = {"awrap_model_call": async_wrap}
+    if not is_async:
+        attrs["wrap_model_call"] = sync_wrap
+    cls = type(getattr(func, "__name__", "DynamicPromptMiddleware"), (AgentMiddleware,), attrs)
+    return cls()
+
+
+def as_response(result: Any) -> ModelResponse:
+    """A handler's result as a ModelResponse (an AIMessage is one message)."""
+    if isinstance(result, ModelResponse):
+        return result
+    if isinstance(result, AIMessage):
+        return ModelResponse([result])
+    raise TypeError(f"wrap_model_call returned {type(result).__name__}, not a ModelResponse")

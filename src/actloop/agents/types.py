@@ -1,0 +1,56 @@
+"""LangGraph's control types for `create_agent` agents: `Command`, `Interrupt`, `interrupt()`
+and `GraphRecursionError` (`langgraph.types` / `langgraph.errors` under the same names)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Command", "GraphInterrupt", "GraphRecursionError", "Interrupt", "interrupt"]
+
+RECURSION_MESSAGE = (
+    "Recursion limit of {limit} reached without hitting a stop condition. You can increase the "
+    "limit by setting the `recursion_limit` config key.\n"
+    "For troubleshooting, visit: "
+    "https://docs.langchain.com/oss/python/langgraph/errors/GRAPH_RECURSION_LIMIT"
+)
+
+
+class GraphRecursionError(RecursionError):
+    """The run took `recursion_limit` steps (nodes, as LangGraph counts them) and would go on."""
+
+
+@dataclass
+class Command:
+    """A state update and/or a jump, or (as an input) the answer to an interrupt: `resume`."""
+
+    graph: str | None = None
+    update: Any = None
+    resume: Any = None
+    goto: Any = ()
+
+    def __class_getitem__(cls, item: Any) -> type[Command]:
+        """`Command[...]` in annotations, as LangGraph's generic `Command` allows."""
+        return cls
+
+
+@dataclass(frozen=True)
+class Interrupt:
+    """A pause waiting for a person: `value` is what the run asks, `id` names the pause."""
+
+    value: Any
+    id: str = field(default="")
+
+
+class GraphInterrupt(Exception):
+    """Raised by `interrupt()`: the run pauses and reports its `Interrupt`s."""
+
+    def __init__(self, interrupts: list[Interrupt]) -> None:
+        super().__init__(interrupts)
+        self.interrupts = interrupts
+
+
+def interrupt(value: Any) -> Any:
+    """Pause the run with `value` for a person. Only `HumanInTheLoopMiddleware` pauses runs in
+    this version (on actloop's durable approvals); elsewhere this raises `GraphInterrupt`."""
+    raise GraphInterrupt([Interrupt(value)])
