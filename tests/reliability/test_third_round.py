@@ -338,7 +338,7 @@ try:
 except Exception as exc:
     out["first"] = type(exc).__name__
 resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))  # space was freed
-executor.agent = ScriptedAgent(plans[1:])
+executor.agent = ScriptedAgent(list(plans))  # step 1 was saved with its result or not at all
 try:
     out["resume"] = executor.resume("T")["output"]
 except Exception as exc:

@@ -19,6 +19,10 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+# The run's data (AgentAction, AgentFinish, ...) reports `actloop.agents`: Ray's cloudpickle sends a
+# class by reference only when its module is loaded in the sending process, so a worker loads it
+# (else the driver gets copies of the classes, which compare unequal to its own).
+import actloop.agents  # noqa: F401  # pyright: ignore[reportUnusedImport]
 from actloop.checkpoint import BaseCheckpointer, LeaseHeldError, connect
 from actloop.exceptions import ActloopError, ConfigurationError
 from actloop.serialization import loads

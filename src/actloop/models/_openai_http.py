@@ -18,6 +18,7 @@ an encoding that was not asked for is refused. The SDK's client defaults are kep
 
 from __future__ import annotations
 
+import asyncio
 import time
 import zlib
 from collections.abc import AsyncIterator, Iterator
@@ -39,15 +40,34 @@ _PIECE = 2**16
 _DEADLINE = "actloop.deadline"
 
 
+class _SyncClient(openai.DefaultHttpxClient):
+    """Closed when dropped, as the SDK closes its own default client (a client handed to the SDK
+    is the caller's to close, so without this each dropped model left its connections open)."""
+
+    def __del__(self) -> None:
+        if not self.is_closed:
+            try:
+                self.close()
+            except Exception:  # a finalizer must not raise
+                pass
+
+
+class _AsyncClient(openai.DefaultAsyncHttpxClient):
+    """Closed when dropped, on the running loop when there is one (the SDK does the same)."""
+
+    def __del__(self) -> None:
+        if not self.is_closed:
+            try:
+                asyncio.get_running_loop().create_task(self.aclose())
+            except Exception:  # a finalizer must not raise
+                pass
+
+
 def http_client(asynchronous: bool) -> Any:
     """The SDK's default HTTP client (sync or async) with the deadline and the size limit."""
     if asynchronous:
-        return openai.DefaultAsyncHttpxClient(
-            event_hooks={"request": [_aon_request], "response": [_aon_response]}
-        )
-    return openai.DefaultHttpxClient(
-        event_hooks={"request": [_on_request], "response": [_on_response]}
-    )
+        return _AsyncClient(event_hooks={"request": [_aon_request], "response": [_aon_response]})
+    return _SyncClient(event_hooks={"request": [_on_request], "response": [_on_response]})
 
 
 class _Timeouts(dict[str, float | None]):
