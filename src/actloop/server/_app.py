@@ -31,6 +31,7 @@ from actloop.server._http import MAX_BODY, HttpError, JsonResponse
 from actloop.server._hub import Busy, RunHub
 from actloop.server._langserve import agent_routes
 from actloop.server._openapi import openapi
+from actloop.server._service import ThreadService
 from actloop.server._threads import thread_routes
 
 if TYPE_CHECKING:
@@ -192,5 +193,6 @@ def create_app(
     )
     app.state.executor = executor
     app.state.hub = hub
+    app.state.threads = ThreadService(executor, hub)
     app.state.max_batch = max_batch
     return app

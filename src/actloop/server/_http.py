@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 
 from actloop.exceptions import CheckpointError, ConfigurationError
-from actloop.server._hub import EventLog
+from actloop.server._hub import Event, EventLog
 from actloop.server._wire import json_text
 
 __all__ = [
@@ -123,14 +123,16 @@ def sse(name: str, data: str, ident: int | None = None) -> str:
 
 
 def event_stream(
-    event_log: EventLog, *, start: int = 0, first: str = "", ids: bool = False
+    events: EventLog | AsyncIterator[Event], *, start: int = 0, first: str = "", ids: bool = False
 ) -> StreamingResponse:
-    """A response following `event_log` from event `start`; `first` is sent before the log."""
+    """A response following an event log from event `start` (or the given events); `first` is
+    sent before them."""
+    source = events.follow(start) if isinstance(events, EventLog) else events
 
     async def body() -> AsyncIterator[str]:
         if first:
             yield first
-        async for ident, name, data in event_log.follow(start):
+        async for ident, name, data in source:
             yield sse(name, data, ident if ids else None)
 
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}

@@ -18,7 +18,7 @@ from typing import Any
 
 from actloop.server._wire import dumps
 
-__all__ = ["ERROR_EVENT", "Busy", "EventLog", "RunHub"]
+__all__ = ["ERROR_EVENT", "Busy", "Event", "EventLog", "RunHub"]
 
 log = logging.getLogger("actloop.server")
 
@@ -26,7 +26,8 @@ ERROR_EVENT = '{"status_code":500,"message":"Internal Server Error"}'
 """What a failed run's stream says: LangServe's event, never the exception's text."""
 
 Event = tuple[int, str, str]
-"""(id, event name, data as JSON text)."""
+"""(id, event name, data as JSON text). Names: `data` (an item of the run), then exactly one of
+`end` (the run is over: finished or paused), `error` (it failed) or `cancelled` (it was stopped)."""
 
 
 class Busy(Exception):
@@ -74,6 +75,8 @@ class RunHub:
         self.keep = keep
         self.tasks: set[asyncio.Task[None]] = set()
         self.threads: OrderedDict[str, EventLog] = OrderedDict()
+        self.running: dict[str, asyncio.Task[None]] = {}
+        """The task of each thread's run going on."""
 
     @property
     def active(self) -> int:
@@ -96,7 +99,23 @@ class RunHub:
         task = asyncio.get_running_loop().create_task(_pump(source, event_log, on_end))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        if thread_id is not None:
+            self.running[thread_id] = task
+            task.add_done_callback(lambda t: self._ended(thread_id, t))
         return event_log
+
+    def _ended(self, thread_id: str, task: asyncio.Task[None]) -> None:
+        if self.running.get(thread_id) is task:
+            del self.running[thread_id]
+
+    async def cancel(self, thread_id: str) -> bool:
+        """Cancel the run of `thread_id` going on and wait for it to end; False if none."""
+        task = self.running.get(thread_id)
+        if task is None:
+            return False
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        return True
 
     def _log_for(self, thread_id: str | None) -> EventLog:
         if thread_id is None:
@@ -133,6 +152,9 @@ async def _pump(
         async for item in source():
             event_log.push("data", dumps(item))
         event_log.push("end", "")
+    except asyncio.CancelledError:
+        event_log.push("cancelled", "")  # stopped by a client or the server's shutdown
+        raise
     except Exception:
         log.exception("a run failed")
         event_log.push("error", ERROR_EVENT)

@@ -1,0 +1,308 @@
+"""One durable-thread service under every protocol the server speaks.
+
+Every protocol route (the threads API, Agent Protocol, OpenAI Responses, A2A, MCP, AG-UI) starts,
+resumes, reads, follows and cancels runs through `ThreadService`, so a thread started over one
+protocol is the same thread over the others and the page.
+
+A thread is a chain of durable runs, one per turn: the first turn is stored under the thread's
+own id `T`, later ones under `T:2`, `T:3`, ... (a `:` no client-chosen id may hold, so the ids
+never collide). A new turn starts only when the thread's latest run has finished; a paused or
+failed one is resumed instead. When the agent takes a `chat_history` input, a new turn gets the
+earlier turns as messages (each turn's input and output), so a conversation goes on.
+
+Events: each thread has one event log in this process (`_hub`), numbered across its turns; items
+are the executor's stream chunks (`actions`, `steps`, `output`, or `pending_approvals` for a paused
+run) plus `{"token": text}` for each piece of model text, as JSON text in LangServe's wire shape.
+
+An executor served without a checkpointer gets an in-memory one here (`InMemorySaver`): its
+threads last as long as the server process.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from actloop.checkpoint import (
+    BaseCheckpointer,
+    RunRecord,
+    StoreTimeoutError,
+    ThreadHistory,
+    thread_history,
+)
+from actloop.exceptions import CheckpointError
+from actloop.executor import PAUSED_KEY, Resume
+from actloop.server._http import HttpError, one_line
+from actloop.server._hub import Event, EventLog, RunHub
+from actloop.server._langserve import check_thread_id, prepare
+
+if TYPE_CHECKING:
+    from actloop.executor import AgentExecutor
+    from actloop.runnables._config import RunnableConfig
+
+__all__ = [
+    "STORE_WAIT",
+    "Started",
+    "ThreadService",
+    "decode_event",
+    "error_type",
+    "public_id",
+    "read",
+    "turn_id",
+]
+
+_T = TypeVar("_T")
+log = logging.getLogger("actloop.server")
+
+STORE_WAIT = 5.0
+"""Seconds the server waits for one of its own store reads before answering 503."""
+
+
+def turn_id(thread_id: str, turn: int) -> str:
+    """The store id of turn `turn` (1-based) of `thread_id`."""
+    return thread_id if turn == 1 else f"{thread_id}:{turn}"
+
+
+def public_id(run_id: str) -> tuple[str, int]:
+    """The thread id and turn number a store id names (`T:3` -> `("T", 3)`)."""
+    head, sep, tail = run_id.rpartition(":")
+    if sep and tail.isdigit():
+        return head, int(tail)
+    return run_id, 1
+
+
+def error_type(error: str | None) -> str | None:
+    """What a client sees of a failed run's error (`"Type: message"`): the type alone. The
+    message may hold a key or an internal address; it stays in the store and the server log."""
+    if error is None:
+        return None
+    name = error.partition(":")[0].strip()
+    return name if name.isidentifier() else "Error"
+
+
+async def read(call: Awaitable[_T]) -> _T:
+    """A store read of the server's own: 503 when the store does not answer in time or fails
+    (the reason is logged, never sent: it names the store's address)."""
+    try:
+        return await call
+    except StoreTimeoutError:
+        raise HttpError(503, "the checkpoint store did not answer in time; try again") from None
+    except CheckpointError:
+        log.exception("a checkpoint store read failed")
+        raise HttpError(503, "the checkpoint store is unavailable; see the server log") from None
+
+
+@dataclass(frozen=True)
+class Started:
+    """A run just started on a thread: follow it from event `first_event` of `log`."""
+
+    thread_id: str
+    run_id: str
+    turn: int
+    log: EventLog
+    first_event: int
+
+
+class ThreadService:
+    """Starts, resumes, reads, follows and cancels the runs of durable threads."""
+
+    def __init__(self, executor: AgentExecutor, hub: RunHub) -> None:
+        if executor.checkpointer is None:
+            from actloop.checkpoint.memory import InMemorySaver
+
+            executor = copy.copy(executor)
+            executor.checkpointer = InMemorySaver()
+        self.executor = executor
+        self.hub = hub
+
+    @property
+    def store(self) -> BaseCheckpointer:
+        """The store of every thread."""
+        assert self.executor.checkpointer is not None
+        return self.executor.checkpointer
+
+    # reading
+
+    async def records(self) -> list[RunRecord]:
+        """Every saved run (each turn of each thread), newest first."""
+        found = await read(self.store.alist_runs(timeout=STORE_WAIT))
+        found.sort(key=lambda r: r.updated, reverse=True)
+        return found
+
+    async def threads(self) -> list[RunRecord]:
+        """The latest run of each thread, newest first."""
+        latest: dict[str, RunRecord] = {}
+        for record in await self.records():
+            thread, turn = public_id(record.thread_id)
+            if thread not in latest or public_id(latest[thread].thread_id)[1] < turn:
+                latest[thread] = record
+        return sorted(latest.values(), key=lambda r: r.updated, reverse=True)
+
+    async def turns(self, thread_id: str) -> list[RunRecord]:
+        """The saved runs of `thread_id`, oldest turn first (empty: no such thread)."""
+        check_thread_id(thread_id)
+        first = await read(self.store.aget(thread_id, timeout=STORE_WAIT))
+        if first is None:
+            return []
+        runs = [first]
+        while True:  # turns are numbered without gaps
+            record = await read(self.store.aget(turn_id(thread_id, len(runs) + 1), timeout=STORE_WAIT))
+            if record is None:
+                return runs
+            runs.append(record)
+
+    async def history(self, thread_id: str, turn: int | None = None) -> ThreadHistory:
+        """The decoded history of a turn of `thread_id` (its latest by default); 404 if none."""
+        runs = await self.turns(thread_id)
+        if not runs or (turn is not None and not 0 < turn <= len(runs)):
+            raise HttpError(404, f"no thread {thread_id!r}")
+        return await self.decode(runs[(turn or len(runs)) - 1])
+
+    async def decode(self, record: RunRecord) -> ThreadHistory:
+        """The history of one saved run; damage is a 500 naming the entry (as `runs show`)."""
+        entries = await read(self.store.aentries(record.thread_id, timeout=STORE_WAIT))
+        try:
+            return thread_history(record, entries)
+        except CheckpointError as exc:
+            raise HttpError(500, one_line(exc, 400)) from None
+
+    def log(self, thread_id: str) -> EventLog | None:
+        """The thread's event log in this process, if a run of it was started here."""
+        return self.hub.thread_log(thread_id)
+
+    def live(self, thread_id: str) -> bool:
+        """Whether a run of `thread_id` is going on in this process."""
+        event_log = self.hub.thread_log(thread_id)
+        return bool(event_log and event_log.live)
+
+    def follow(self, thread_id: str, after: int = -1) -> AsyncIterator[Event]:
+        """The thread's events after event `after`; 404 when no run of it was started here."""
+        event_log = self.hub.thread_log(thread_id)
+        if event_log is None:
+            raise HttpError(404, f"no run of thread {thread_id!r} was started by this server")
+        return event_log.follow(after + 1)
+
+    # running
+
+    async def start(self, value: Any, thread_id: str | None = None) -> Started:
+        """Start a turn of `thread_id` (a new thread when None or unknown) on the client's input
+        `value`; 409 when the thread has a run going on, paused or failed (resume it instead)."""
+        thread_id = check_thread_id(thread_id) if thread_id is not None else uuid.uuid4().hex[:12]
+        inputs = prepare(self.executor, value)
+        runs = await self.turns(thread_id)
+        if runs:
+            latest = runs[-1]
+            if self.live(thread_id) or latest.status != "finished":
+                raise HttpError(
+                    409, f"thread {thread_id!r} has a run {_state(latest.status)}; resume it instead"
+                )
+            if "chat_history" in self.executor.input_keys and "chat_history" not in inputs:
+                inputs["chat_history"] = await self._conversation(runs)
+        return self._run(thread_id, len(runs) + 1, inputs)
+
+    async def resume(
+        self,
+        thread_id: str,
+        approve: Any = None,
+        reject: Any = None,
+        edit: Any = None,
+    ) -> Started:
+        """Go on with the thread's paused or failed latest run with a person's decisions; 409
+        when it finished or is going on, 422 when a decision names a call that does not wait."""
+        found = await self.history(thread_id)
+        if self.live(thread_id):
+            raise HttpError(409, f"thread {thread_id!r} has a run going on")
+        if found.status == "finished":
+            raise HttpError(409, f"thread {thread_id!r} already finished; there is nothing to resume")
+        if found.pending:
+            _check_ids((approve, reject, edit), {str(p.get("id")) for p in found.pending})
+        _, turn = public_id(found.record.thread_id)
+        return self._run(thread_id, turn, Resume.of(approve, reject, edit))
+
+    async def cancel(self, thread_id: str) -> bool:
+        """Stop the thread's run going on in this process (it stays resumable); False if none."""
+        return await self.hub.cancel(thread_id)
+
+    async def wait(self, started: Started) -> ThreadHistory:
+        """Wait until `started`'s run is over; its saved history."""
+        async for _ in started.log.follow(started.first_event):
+            pass
+        return await self.history(started.thread_id, started.turn)
+
+    def _run(self, thread_id: str, turn: int, inputs: Any) -> Started:
+        run_id = turn_id(thread_id, turn)
+        config = cast("RunnableConfig", {"configurable": {"thread_id": run_id}})
+        event_log = self.hub.start(_chunks(self.executor, inputs, config), thread_id)
+        first = len(event_log.events)
+        return Started(thread_id, run_id, turn, event_log, first)
+
+    async def _conversation(self, runs: list[RunRecord]) -> list[Any]:
+        """The earlier turns as messages: each turn's input and its output, in order."""
+        from actloop.messages import AIMessage, HumanMessage
+
+        messages: list[Any] = []
+        for record in runs:
+            found = await self.decode(record)
+            messages.extend(cast(list[Any], found.inputs.get("chat_history") or [])[len(messages) :])
+            question = found.inputs.get("input")
+            answer = (found.output or {}).get("output")
+            if question is not None:
+                messages.append(HumanMessage(content=str(question)))
+            if answer is not None:
+                messages.append(AIMessage(content=str(answer)))
+        return messages
+
+
+def _state(status: str) -> str:
+    return {"paused": "waiting for approval", "failed": "that failed"}.get(status, "going on")
+
+
+def _check_ids(decisions: tuple[Any, Any, Any], waiting: set[str]) -> None:
+    """422 before the run starts when a decision names a call that is not waiting."""
+    for value in decisions:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, (list, dict)):
+            continue
+        ids = [str(v) for v in cast("list[Any] | dict[Any, Any]", value)]
+        unknown = sorted(set(ids) - waiting)
+        if unknown:
+            raise HttpError(
+                422, f"no call waits with id {unknown[0]!r} (waiting: {', '.join(sorted(waiting))})"
+            )
+
+
+def _chunks(
+    executor: AgentExecutor, inputs: Any, config: RunnableConfig
+) -> Callable[[], AsyncIterator[Any]]:
+    """The run's top-level chunks, plus `{"token": text}` for each piece of model text."""
+
+    async def source() -> AsyncIterator[Any]:
+        async for event in executor.astream_events(inputs, config, version="v2"):
+            kind = event["event"]
+            if kind == "on_chat_model_stream":
+                text = getattr(event["data"].get("chunk"), "text", "")
+                if text:
+                    yield {"token": text}
+            elif event.get("parent_ids"):
+                continue
+            elif kind == "on_chain_stream" and not _final(event["data"]["chunk"]):
+                yield event["data"]["chunk"]
+            elif kind == "on_chain_end":
+                yield event["data"]["output"]  # the final chunk (its stream event may be late)
+
+    return source
+
+
+def _final(chunk: Any) -> bool:
+    return isinstance(chunk, dict) and ("output" in chunk or PAUSED_KEY in chunk)
+
+
+def decode_event(data: str) -> Any:
+    """An event's data back as plain JSON data (`""` for the end event: None)."""
+    return json.loads(data) if data else None
