@@ -204,6 +204,58 @@ def test_tool_retry(failures: int, on_failure: str) -> None:
     assert counts["al"] == counts["lc"] == min(failures + 1, 3)
 
 
+def _say_custom(exc: Exception) -> str:
+    return f"custom: {type(exc).__name__}: {exc}"
+
+
+async def _aoutcome(agent: Any) -> Any:
+    try:
+        return state_fields(await agent.ainvoke({"messages": [("user", "go")]}))
+    except Exception as exc:
+        return (type(exc).__name__, str(exc))
+
+
+@pytest.mark.parametrize("on_failure", ["continue", "error", _say_custom])
+@pytest.mark.parametrize("retry_on", [(ValueError,), (KeyError,), lambda e: "2" not in str(e)])
+@pytest.mark.parametrize("max_retries", [0, 2])
+async def test_model_retry_options_async(on_failure: Any, retry_on: Any, max_retries: int) -> None:
+    """The async path with every kind of `on_failure` and `retry_on`: a non-matching error
+    propagates at once; spent retries give `on_failure`'s message or raise."""
+    lc_m, al_m = _flaky_pair(5, [])
+    options = {"max_retries": max_retries, "initial_delay": 0, "on_failure": on_failure}
+    lc, al = _agents_with(
+        lc_m,
+        al_m,
+        [lc_mw.ModelRetryMiddleware(retry_on=retry_on, **options)],
+        [al_mw.ModelRetryMiddleware(retry_on=retry_on, **options)],
+    )
+    lc_out, al_out = await _aoutcome(lc), await _aoutcome(al)
+    assert al_out == lc_out
+    if on_failure is _say_custom and retry_on == (ValueError,):
+        attempts = max_retries + 1
+        assert al_out["messages"][-1]["content"] == f"custom: ValueError: flaky {attempts}"
+
+
+@pytest.mark.parametrize("deprecated", ["raise", "return_message"])
+async def test_tool_retry_deprecated_on_failure_async(deprecated: str) -> None:
+    """LangChain 1.x's deprecated `on_failure` spellings warn as LangChain's and act as their
+    new names, on the async path."""
+
+    def broken(x: str) -> str:
+        """Always fails."""
+        raise ValueError(f"broken {x}")
+
+    replies = [reply("", ("broken", {"x": "a"}, "c1"), id="r1"), reply("done", id="r2")]
+    with pytest.warns(DeprecationWarning) as lc_warned:
+        lc_retry = lc_mw.ToolRetryMiddleware(max_retries=1, initial_delay=0, on_failure=deprecated)
+    with pytest.warns(DeprecationWarning) as al_warned:
+        al_retry = al_mw.ToolRetryMiddleware(max_retries=1, initial_delay=0, on_failure=deprecated)
+    assert [str(w.message) for w in al_warned] == [str(w.message) for w in lc_warned]
+    lc = lc_create_agent(lc_model(replies), lc_tools_of([broken]), middleware=[lc_retry])
+    al = create_agent(al_model(replies), al_tools_of([broken]), middleware=[al_retry])
+    assert await _aoutcome(al) == await _aoutcome(lc)
+
+
 def test_model_fallback_tries_each_model_in_order() -> None:
     lc_primary, al_primary = _flaky_pair(5, [])
     lc_second, al_second = _flaky_pair(5, [])

@@ -25,11 +25,21 @@ from actloop import AgentExecutor
 from actloop.callbacks import BaseCallbackHandler
 from actloop.exceptions import ModelError, OutputParserException, ToolException
 from actloop.messages import AIMessage, BaseMessage
-from actloop.prompts import ChatPromptTemplate, MessagesPlaceholder
+from actloop.prompts import ChatPromptTemplate, MessagesPlaceholder, PromptTemplate
 from actloop.react import REACT_PROMPT, create_react_agent
 from actloop.testing import FunctionChatModel
 from actloop.tool_calling import create_tool_calling_agent
 from actloop.tools import BaseTool, StructuredTool, Tool
+
+LIVENESS = 10.0
+"""Seconds a run with a deadline under 1 s may take before we call it hung (its tool or model
+hangs for `HANG` s, or forever): a liveness guard, not a speed claim."""
+HANG = 30.0
+"""How long a hung call blocks (it returns earlier when the test's `release` event is set)."""
+STOPPED = "Agent stopped due to iteration limit or time limit."
+"""The executor's answer when a limit (iterations or time) stops it with the `force` method."""
+REACT_TEMPLATE = PromptTemplate.from_template("{tools} {tool_names} {input} {agent_scratchpad}")
+"""The smallest prompt a react agent accepts."""
 
 SEED = int(os.environ.get("ACTLOOP_RELIABILITY_SEED", "20260711"))
 """Seed of every randomized reliability test (hypothesis `@seed`, the load test's RNG)."""

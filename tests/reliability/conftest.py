@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import faulthandler
 import sys
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -31,3 +32,11 @@ def _watchdog() -> Iterator[None]:
         yield
     finally:
         faulthandler.cancel_dump_traceback_later()
+
+
+@pytest.fixture
+def release() -> Iterator[threading.Event]:
+    """Set when the test ends: every hung call returns then."""
+    event = threading.Event()
+    yield event
+    event.set()

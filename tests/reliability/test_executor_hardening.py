@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,24 +20,12 @@ from actloop.callbacks import BaseCallbackHandler
 from actloop.chat_models import BaseChatModel
 from actloop.checkpoint import SqliteCheckpointer
 from actloop.messages import AIMessage, BaseMessage
-from actloop.prompts import PromptTemplate
 from actloop.react import create_react_agent
 from actloop.testing import FunctionChatModel, ScriptedAgent, ScriptedMultiActionAgent
 
-LIVENESS = 10.0
-"""Seconds a run may take before we call it hung (the hung calls below take 30 s)."""
-HANG = 30.0
-STOPPED = "Agent stopped due to iteration limit or time limit."
+from ._support import HANG, LIVENESS, REACT_TEMPLATE, STOPPED
+
 ACTION = "Thought: look it up\nAction: echo\nAction Input: x"
-PROMPT = PromptTemplate.from_template("{tools} {tool_names} {input} {agent_scratchpad}")
-
-
-@pytest.fixture
-def release() -> Iterator[threading.Event]:
-    """Set when the test ends: every hung call returns then."""
-    event = threading.Event()
-    yield event
-    event.set()
 
 
 def echo_tool() -> Tool:
@@ -60,7 +47,7 @@ def test_generate_stop_call_obeys_the_deadline_sync(release: threading.Event) ->
 
     llm = FunctionChatModel(model)
     executor = AgentExecutor(
-        agent=create_react_agent(llm, [echo_tool()], PROMPT),
+        agent=create_react_agent(llm, [echo_tool()], REACT_TEMPLATE),
         tools=[echo_tool()],
         max_iterations=1,
         max_execution_time=1.0,
@@ -84,7 +71,7 @@ def test_generate_stop_call_obeys_the_deadline_async(release: threading.Event) -
         return "Final Answer: too late"
 
     executor = AgentExecutor(
-        agent=create_react_agent(FunctionChatModel(model), [echo_tool()], PROMPT),
+        agent=create_react_agent(FunctionChatModel(model), [echo_tool()], REACT_TEMPLATE),
         tools=[echo_tool()],
         max_iterations=1,
         max_execution_time=1.0,
@@ -111,7 +98,7 @@ def test_generate_after_a_time_limit_makes_no_model_call() -> None:
         return ACTION
 
     executor = AgentExecutor(
-        agent=create_react_agent(FunctionChatModel(model), [echo_tool()], PROMPT),
+        agent=create_react_agent(FunctionChatModel(model), [echo_tool()], REACT_TEMPLATE),
         tools=[echo_tool()],
         max_execution_time=0.2,
         early_stopping_method="generate",
@@ -253,7 +240,7 @@ class SyncOnlyModel(BaseChatModel):
 
 
 def sync_model_executor(release: threading.Event) -> AgentExecutor:
-    agent = create_react_agent(SyncOnlyModel(release), [echo_tool()], PROMPT)
+    agent = create_react_agent(SyncOnlyModel(release), [echo_tool()], REACT_TEMPLATE)
     return AgentExecutor(agent=agent, tools=[echo_tool()], max_execution_time=0.5)
 
 

@@ -36,11 +36,7 @@ from actloop.testing import (
 from actloop.tool_calling import create_tool_calling_agent
 from actloop.tools import Tool, tool
 
-LIVENESS = 10.0
-"""Seconds a run with a deadline under 1 s may take before we call it hung (its tool or model
-hangs forever): a liveness guard, not a speed claim."""
-
-STOPPED = "Agent stopped due to iteration limit or time limit."
+from ._support import LIVENESS, STOPPED
 
 
 class Boom(Exception):

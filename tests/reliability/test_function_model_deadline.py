@@ -11,30 +11,16 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from actloop import AgentExecutor
 from actloop.messages import BaseMessage
-from actloop.prompts import PromptTemplate
 from actloop.react import create_react_agent
 from actloop.testing import FunctionChatModel
 
-LIVENESS = 10.0
-"""Seconds a run may take before we call it hung (the hung model call takes 30 s)."""
-HANG = 30.0
-STOPPED = "Agent stopped due to iteration limit or time limit."
-PROMPT = PromptTemplate.from_template("{tools} {tool_names} {input} {agent_scratchpad}")
-
-
-@pytest.fixture
-def release() -> Iterator[threading.Event]:
-    """Set when the test ends: the hung model call returns then."""
-    event = threading.Event()
-    yield event
-    event.set()
+from ._support import HANG, LIVENESS, REACT_TEMPLATE, STOPPED
 
 
 def blocking_executor(release: threading.Event) -> AgentExecutor:
@@ -42,7 +28,7 @@ def blocking_executor(release: threading.Event) -> AgentExecutor:
         release.wait(HANG)  # blocks its thread, as `time.sleep` would
         return "Final Answer: too late"
 
-    agent = create_react_agent(FunctionChatModel(fn), [], PROMPT)
+    agent = create_react_agent(FunctionChatModel(fn), [], REACT_TEMPLATE)
     return AgentExecutor(agent=agent, tools=[], max_execution_time=0.5)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-STOPPED = "Agent stopped due to iteration limit or time limit."
+from ._support import STOPPED
 
 BATCH_CTRL_C = r"""
 import json, os, signal, threading, time

@@ -1,7 +1,10 @@
 """Shared retry utilities for agent middleware.
 
 This module contains common constants, utilities, and logic used by both
-model and tool retry middleware implementations.
+model and tool retry middleware implementations: `RetryMiddleware` holds their options and
+decides, after each failed attempt, whether to wait and try again or give up, so each
+middleware's sync and async wrappers only carry that decision out (sleep, or build the
+failure message).
 
 
 Ported from `langchain` 1.5 (MIT license) onto actloop's middleware: the same options and
@@ -14,6 +17,7 @@ import random
 from collections.abc import Callable
 from typing import Literal
 
+from actloop.agents.middleware.types import AgentMiddleware
 from actloop.models import (
     ModelAPIError,
     ModelConnectionError,
@@ -148,3 +152,59 @@ def calculate_delay(
         delay = max(0, delay)
 
     return delay
+
+
+class RetryMiddleware(AgentMiddleware):
+    """The options and decisions `ModelRetryMiddleware` and `ToolRetryMiddleware` share."""
+
+    def __init__(
+        self,
+        *,
+        max_retries: int,
+        retry_on: RetryOn,
+        on_failure: OnFailure,
+        backoff_factor: float,
+        initial_delay: float,
+        max_delay: float,
+        jitter: bool,
+    ) -> None:
+        super().__init__()
+        validate_retry_params(max_retries, initial_delay, max_delay, backoff_factor)
+        self.max_retries = max_retries
+        self.tools = []  # No additional tools registered by this middleware
+        self.retry_on = retry_on
+        self.on_failure = on_failure
+        self.backoff_factor = backoff_factor
+        self.initial_delay = initial_delay
+        self.max_delay = max_delay
+        self.jitter = jitter
+
+    def next_delay(self, exc: Exception, attempt: int) -> float | None:
+        """After attempt `attempt` (0-indexed) failed with `exc`: the seconds to wait before the
+        next one, or None when the retries are spent. Re-raises `exc` when `retry_on` does not
+        match it (it propagates at once, without `on_failure`)."""
+        if not should_retry_exception(exc, self.retry_on):
+            raise exc
+        if attempt >= self.max_retries:
+            return None
+        return calculate_delay(
+            attempt,
+            backoff_factor=self.backoff_factor,
+            initial_delay=self.initial_delay,
+            max_delay=self.max_delay,
+            jitter=self.jitter,
+        )
+
+    def failure_content(self, exc: Exception, default: Callable[[], str]) -> str:
+        """The message content once the retries are spent: `on_failure`'s text, or `default()`;
+        re-raises `exc` when `on_failure` is `'error'`."""
+        if self.on_failure == "error":
+            raise exc
+        if callable(self.on_failure):
+            return self.on_failure(exc)
+        return default()
+
+
+def attempt_word(attempts_made: int) -> str:
+    """`attempt` or `attempts`, as the failure messages say."""
+    return "attempt" if attempts_made == 1 else "attempts"

@@ -7,22 +7,18 @@ messages.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from typing import TYPE_CHECKING
 
 from actloop.agents.middleware._retry import (
     OnFailure,
+    RetryMiddleware,
     RetryOn,
-    calculate_delay,
+    attempt_word,
     default_retry_on,
-    should_retry_exception,
-    validate_retry_params,
 )
-from actloop.agents.middleware.types import (
-    AgentMiddleware,
-    ModelRequest,
-    ModelResponse,
-)
+from actloop.agents.middleware.types import ModelRequest, ModelResponse
 from actloop.agents.types import GraphInterrupt as GraphBubbleUp
 from actloop.messages import AIMessage
 
@@ -30,7 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
 
-class ModelRetryMiddleware(AgentMiddleware):
+class ModelRetryMiddleware(RetryMiddleware):
     """Middleware that automatically retries failed model calls with configurable backoff.
 
     Supports retrying on specific exceptions and exponential backoff.
@@ -161,19 +157,15 @@ class ModelRetryMiddleware(AgentMiddleware):
         Raises:
             ValueError: If `max_retries < 0` or delays are negative.
         """
-        super().__init__()
-
-        # Validate parameters
-        validate_retry_params(max_retries, initial_delay, max_delay, backoff_factor)
-
-        self.max_retries = max_retries
-        self.tools = []  # No additional tools registered by this middleware
-        self.retry_on = retry_on
-        self.on_failure = on_failure
-        self.backoff_factor = backoff_factor
-        self.initial_delay = initial_delay
-        self.max_delay = max_delay
-        self.jitter = jitter
+        super().__init__(
+            max_retries=max_retries,
+            retry_on=retry_on,
+            on_failure=on_failure,
+            backoff_factor=backoff_factor,
+            initial_delay=initial_delay,
+            max_delay=max_delay,
+            jitter=jitter,
+        )
 
     @staticmethod
     def _format_failure_message(exc: Exception, attempts_made: int) -> AIMessage:
@@ -186,37 +178,18 @@ class ModelRetryMiddleware(AgentMiddleware):
         Returns:
             `AIMessage` with formatted error message.
         """
-        exc_type = type(exc).__name__
-        exc_msg = str(exc)
-        attempt_word = "attempt" if attempts_made == 1 else "attempts"
         content = (
-            f"Model call failed after {attempts_made} {attempt_word} with {exc_type}: {exc_msg}"
+            f"Model call failed after {attempts_made} {attempt_word(attempts_made)} "
+            f"with {type(exc).__name__}: {exc}"
         )
         return AIMessage(content=content)
 
     def _handle_failure(self, exc: Exception, attempts_made: int) -> ModelResponse:
-        """Handle failure when all retries are exhausted.
-
-        Args:
-            exc: The exception that caused the failure.
-            attempts_made: Number of attempts actually made.
-
-        Returns:
-            `ModelResponse` with error details.
-
-        Raises:
-            Exception: If `on_failure` is `'error'`, re-raises the exception.
-        """
-        if self.on_failure == "error":
-            raise exc
-
-        if callable(self.on_failure):
-            content = self.on_failure(exc)
-            ai_msg = AIMessage(content=content)
-        else:
-            ai_msg = self._format_failure_message(exc, attempts_made)
-
-        return ModelResponse(result=[ai_msg])
+        """The response once the retries are spent (re-raises `exc` for `on_failure='error'`)."""
+        content = self.failure_content(
+            exc, lambda: str(self._format_failure_message(exc, attempts_made).content)
+        )
+        return ModelResponse(result=[AIMessage(content=content)])
 
     def wrap_model_call(
         self,
@@ -235,42 +208,19 @@ class ModelRetryMiddleware(AgentMiddleware):
         Raises:
             Exception: Any exception not matched by `retry_on` is re-raised immediately,
                 without being passed to `on_failure`.
-            RuntimeError: If the retry loop completes without returning. (This should not happen.)
         """
-        # Initial attempt + retries
-        for attempt in range(self.max_retries + 1):
+        for attempt in itertools.count():
             try:
                 return handler(request)
             except GraphBubbleUp:
                 raise
             except Exception as exc:
-                attempts_made = attempt + 1  # attempt is 0-indexed
-
-                # Check if we should retry this exception
-                if not should_retry_exception(exc, self.retry_on):
-                    # Exception is not retryable, re-raise immediately
-                    raise
-
-                # Check if we have more retries left
-                if attempt < self.max_retries:
-                    # Calculate and apply backoff delay
-                    delay = calculate_delay(
-                        attempt,
-                        backoff_factor=self.backoff_factor,
-                        initial_delay=self.initial_delay,
-                        max_delay=self.max_delay,
-                        jitter=self.jitter,
-                    )
-                    if delay > 0:
-                        time.sleep(delay)
-                    # Continue to next retry
-                else:
-                    # No more retries, handle failure
-                    return self._handle_failure(exc, attempts_made)
-
-        # Unreachable: loop always returns via handler success or _handle_failure
-        msg = "Unexpected: retry loop completed without returning"
-        raise RuntimeError(msg)
+                delay = self.next_delay(exc, attempt)
+                if delay is None:
+                    return self._handle_failure(exc, attempt + 1)
+                if delay > 0:
+                    time.sleep(delay)
+        raise AssertionError("unreachable")
 
     async def awrap_model_call(
         self,
@@ -289,39 +239,16 @@ class ModelRetryMiddleware(AgentMiddleware):
         Raises:
             Exception: Any exception not matched by `retry_on` is re-raised immediately,
                 without being passed to `on_failure`.
-            RuntimeError: If the retry loop completes without returning. (This should not happen.)
         """
-        # Initial attempt + retries
-        for attempt in range(self.max_retries + 1):
+        for attempt in itertools.count():
             try:
                 return await handler(request)
             except GraphBubbleUp:
                 raise
             except Exception as exc:
-                attempts_made = attempt + 1  # attempt is 0-indexed
-
-                # Check if we should retry this exception
-                if not should_retry_exception(exc, self.retry_on):
-                    # Exception is not retryable, re-raise immediately
-                    raise
-
-                # Check if we have more retries left
-                if attempt < self.max_retries:
-                    # Calculate and apply backoff delay
-                    delay = calculate_delay(
-                        attempt,
-                        backoff_factor=self.backoff_factor,
-                        initial_delay=self.initial_delay,
-                        max_delay=self.max_delay,
-                        jitter=self.jitter,
-                    )
-                    if delay > 0:
-                        await asyncio.sleep(delay)
-                    # Continue to next retry
-                else:
-                    # No more retries, handle failure
-                    return self._handle_failure(exc, attempts_made)
-
-        # Unreachable: loop always returns via handler success or _handle_failure
-        msg = "Unexpected: retry loop completed without returning"
-        raise RuntimeError(msg)
+                delay = self.next_delay(exc, attempt)
+                if delay is None:
+                    return self._handle_failure(exc, attempt + 1)
+                if delay > 0:
+                    await asyncio.sleep(delay)
+        raise AssertionError("unreachable")

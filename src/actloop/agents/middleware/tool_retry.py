@@ -7,19 +7,18 @@ messages.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 import warnings
 from typing import TYPE_CHECKING
 
 from actloop.agents.middleware._retry import (
     OnFailure,
+    RetryMiddleware,
     RetryOn,
-    calculate_delay,
+    attempt_word,
     default_retry_on,
-    should_retry_exception,
-    validate_retry_params,
 )
-from actloop.agents.middleware.types import AgentMiddleware
 from actloop.agents.types import GraphInterrupt as GraphBubbleUp
 from actloop.messages import ToolMessage
 
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
     from actloop.tools import BaseTool
 
 
-class ToolRetryMiddleware(AgentMiddleware):
+class ToolRetryMiddleware(RetryMiddleware):
     """Middleware that automatically retries failed tool calls with configurable backoff.
 
     Supports retrying on specific exceptions and exponential backoff.
@@ -191,11 +190,6 @@ class ToolRetryMiddleware(AgentMiddleware):
         Raises:
             ValueError: If `max_retries < 0` or delays are negative.
         """
-        super().__init__()
-
-        # Validate parameters
-        validate_retry_params(max_retries, initial_delay, max_delay, backoff_factor)
-
         # Handle backwards compatibility for deprecated on_failure values
         if on_failure == "raise":  # type: ignore[comparison-overlap]
             msg = (  # type: ignore[unreachable]
@@ -212,7 +206,15 @@ class ToolRetryMiddleware(AgentMiddleware):
             warnings.warn(msg, DeprecationWarning, stacklevel=2)
             on_failure = "continue"
 
-        self.max_retries = max_retries
+        super().__init__(
+            max_retries=max_retries,
+            retry_on=retry_on,
+            on_failure=on_failure,
+            backoff_factor=backoff_factor,
+            initial_delay=initial_delay,
+            max_delay=max_delay,
+            jitter=jitter,
+        )
 
         # Extract tool names from BaseTool instances or strings
         self._tool_filter: list[str] | None
@@ -220,14 +222,6 @@ class ToolRetryMiddleware(AgentMiddleware):
             self._tool_filter = [tool.name if not isinstance(tool, str) else tool for tool in tools]
         else:
             self._tool_filter = None
-
-        self.tools = []  # No additional tools registered by this middleware
-        self.retry_on = retry_on
-        self.on_failure = on_failure
-        self.backoff_factor = backoff_factor
-        self.initial_delay = initial_delay
-        self.max_delay = max_delay
-        self.jitter = jitter
 
     def _should_retry_tool(self, tool_name: str) -> bool:
         """Check if retry logic should apply to this tool.
@@ -254,12 +248,9 @@ class ToolRetryMiddleware(AgentMiddleware):
         Returns:
             Formatted error message string.
         """
-        exc_type = type(exc).__name__
-        exc_msg = str(exc)
-        attempt_word = "attempt" if attempts_made == 1 else "attempts"
         return (
-            f"Tool '{tool_name}' failed after {attempts_made} {attempt_word} "
-            f"with {exc_type}: {exc_msg}. Please try again."
+            f"Tool '{tool_name}' failed after {attempts_made} {attempt_word(attempts_made)} "
+            f"with {type(exc).__name__}: {exc}. Please try again."
         )
 
     def _handle_failure(
@@ -279,14 +270,9 @@ class ToolRetryMiddleware(AgentMiddleware):
         Raises:
             Exception: If `on_failure` is `'error'`, re-raises the exception.
         """
-        if self.on_failure == "error":
-            raise exc
-
-        if callable(self.on_failure):
-            content = self.on_failure(exc)
-        else:
-            content = self._format_failure_message(tool_name, exc, attempts_made)
-
+        content = self.failure_content(
+            exc, lambda: self._format_failure_message(tool_name, exc, attempts_made)
+        )
         return ToolMessage(
             content=content,
             tool_call_id=tool_call_id,
@@ -311,7 +297,6 @@ class ToolRetryMiddleware(AgentMiddleware):
         Raises:
             Exception: Any exception not matched by `retry_on` is re-raised immediately,
                 without being passed to `on_failure`.
-            RuntimeError: If the retry loop completes without returning. This should not happen.
         """
         tool_name = request.tool.name if request.tool else request.tool_call["name"]
 
@@ -321,8 +306,7 @@ class ToolRetryMiddleware(AgentMiddleware):
 
         tool_call_id = request.tool_call["id"]
 
-        # Initial attempt + retries
-        for attempt in range(self.max_retries + 1):
+        for attempt in itertools.count():
             try:
                 return handler(request)
             except GraphBubbleUp:
@@ -330,33 +314,12 @@ class ToolRetryMiddleware(AgentMiddleware):
                 # propagate, not be retried or converted to error messages.
                 raise
             except Exception as exc:
-                attempts_made = attempt + 1  # attempt is 0-indexed
-
-                # Check if we should retry this exception
-                if not should_retry_exception(exc, self.retry_on):
-                    # Exception is not retryable, re-raise immediately
-                    raise
-
-                # Check if we have more retries left
-                if attempt < self.max_retries:
-                    # Calculate and apply backoff delay
-                    delay = calculate_delay(
-                        attempt,
-                        backoff_factor=self.backoff_factor,
-                        initial_delay=self.initial_delay,
-                        max_delay=self.max_delay,
-                        jitter=self.jitter,
-                    )
-                    if delay > 0:
-                        time.sleep(delay)
-                    # Continue to next retry
-                else:
-                    # No more retries, handle failure
-                    return self._handle_failure(tool_name, tool_call_id, exc, attempts_made)
-
-        # Unreachable: loop always returns via handler success or _handle_failure
-        msg = "Unexpected: retry loop completed without returning"
-        raise RuntimeError(msg)
+                delay = self.next_delay(exc, attempt)
+                if delay is None:
+                    return self._handle_failure(tool_name, tool_call_id, exc, attempt + 1)
+                if delay > 0:
+                    time.sleep(delay)
+        raise AssertionError("unreachable")
 
     async def awrap_tool_call(
         self,
@@ -375,7 +338,6 @@ class ToolRetryMiddleware(AgentMiddleware):
         Raises:
             Exception: Any exception not matched by `retry_on` is re-raised immediately,
                 without being passed to `on_failure`.
-            RuntimeError: If the retry loop completes without returning. This should not happen.
         """
         tool_name = request.tool.name if request.tool else request.tool_call["name"]
 
@@ -385,8 +347,7 @@ class ToolRetryMiddleware(AgentMiddleware):
 
         tool_call_id = request.tool_call["id"]
 
-        # Initial attempt + retries
-        for attempt in range(self.max_retries + 1):
+        for attempt in itertools.count():
             try:
                 return await handler(request)
             except GraphBubbleUp:
@@ -394,30 +355,9 @@ class ToolRetryMiddleware(AgentMiddleware):
                 # propagate, not be retried or converted to error messages.
                 raise
             except Exception as exc:
-                attempts_made = attempt + 1  # attempt is 0-indexed
-
-                # Check if we should retry this exception
-                if not should_retry_exception(exc, self.retry_on):
-                    # Exception is not retryable, re-raise immediately
-                    raise
-
-                # Check if we have more retries left
-                if attempt < self.max_retries:
-                    # Calculate and apply backoff delay
-                    delay = calculate_delay(
-                        attempt,
-                        backoff_factor=self.backoff_factor,
-                        initial_delay=self.initial_delay,
-                        max_delay=self.max_delay,
-                        jitter=self.jitter,
-                    )
-                    if delay > 0:
-                        await asyncio.sleep(delay)
-                    # Continue to next retry
-                else:
-                    # No more retries, handle failure
-                    return self._handle_failure(tool_name, tool_call_id, exc, attempts_made)
-
-        # Unreachable: loop always returns via handler success or _handle_failure
-        msg = "Unexpected: retry loop completed without returning"
-        raise RuntimeError(msg)
+                delay = self.next_delay(exc, attempt)
+                if delay is None:
+                    return self._handle_failure(tool_name, tool_call_id, exc, attempt + 1)
+                if delay > 0:
+                    await asyncio.sleep(delay)
+        raise AssertionError("unreachable")
