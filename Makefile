@@ -65,16 +65,15 @@ bench:
 	$(MAKE) bench-systems
 	$(MAKE) bench-local
 
-# Side by side on real servers, with the dev venv: the Postgres journal against LangGraph's
-# PostgresSaver, concurrent durable runs (no store, SQLite, Postgres, Postgres behind a delaying
-# proxy), runs over Ray against one process, `actloop serve` against LangServe, and how fast
-# hostile input is refused, and create_agent against LangChain 1.x's. Each script prints its own table.
+# Side by side on real servers, with the dev venv. bench/systems.py runs `actloop serve` (every
+# protocol) against LangServe at 50/200/1000 streams, the Postgres journal against LangGraph's
+# PostgresSaver and runs over Ray against one process, and rewrites RESULTS.md's section 13; the
+# others print their own table: concurrent durable runs (no store, SQLite, Postgres, Postgres
+# behind a delaying proxy), how fast hostile input is refused, create_agent against LangChain 1.x's.
 bench-systems: $(STAMP)
 	$(PY) tests/support/postgres.py ensure
-	$(PY) bench/postgres_journal.py 200 --concurrent 50
+	$(PY) bench/systems.py
 	$(PY) bench/durable_concurrency.py --runs 20 --steps 5 --delay-ms 10
-	$(PY) bench/ray_scale.py 400
-	$(PY) bench/serve_bench.py --runs 1000 --latency 0.05
 	$(PY) bench/hostile.py
 	$(PY) bench/create_agent_bench.py
 

@@ -1,18 +1,25 @@
 #!/usr/bin/env python3
-"""`actloop serve` vs LangServe serving LangChain's AgentExecutor: many concurrent streaming runs.
+"""`actloop serve` against LangServe serving LangChain's AgentExecutor: concurrent streaming runs.
 
 Each server runs in its own process (uvicorn, one worker) and serves a tool-calling agent whose
 scripted chat model answers after `--latency` seconds (asyncio.sleep): run i asks about `run-i`,
 the model calls `lookup(key="run-i")`, then answers with the tool's result, so every output names
-its input. One client process starts `--runs` streaming requests (`POST /agent/stream`) at once and
-records, per run, the time to the first `data` event (from the moment all requests are launched, so
-it includes queueing) and the final output. It reports throughput (runs per second of wall time),
-p50/p99 time to first event, how many runs ended with exactly their own answer, and the CPU seconds
-of the server process and of the client (the client's share is large: one httpx process parsing
-every stream). It measures and reports; it asserts nothing.
+its input. LangServe runs in its own venv (`bench/.venv-langserve`, made on first use: its server
+extra pins sse-starlette<2, which the dev venv's mcp 2.x excludes).
 
-Run with the repository's dev venv (it has langserve, fastapi, sse-starlette, langchain-classic):
-`.venv/bin/python bench/serve_bench.py --runs 1000 --latency 0.05`.
+The client is a pool of processes (`--clients`, default: one per CPU), each driving its share of
+the concurrent streams with its own event loop, so one client's parsing does not cap the server.
+Every client process starts at the same wall-clock instant; per run it records the time to the
+first event of the stream (from that instant, so queueing counts) and whether the run ended with
+exactly its own answer. A row: concurrency, throughput (runs per second of wall time), the
+server's CPU seconds per run (measured around the runs, after a warm-up), p50/p99 time to first
+event, runs with their own answer, and the load average before and after. It measures and
+reports; it asserts nothing.
+
+Each protocol `actloop serve` speaks is a row of its own (`--protocols`): the same agent over
+LangServe's `/agent/stream` and the others; LangServe's row is the reference for all of them.
+
+    .venv/bin/python bench/serve_bench.py --concurrency 50,200,1000 --latency 0.05
 """
 
 from __future__ import annotations
@@ -20,21 +27,33 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
-import resource
 import socket
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 BENCH = Path(__file__).resolve().parent
+LANGSERVE_VENV = BENCH / ".venv-langserve"
+LANGSERVE_REQS = [
+    "langserve[server]==0.3.3",
+    "langchain-classic==1.0.8",
+    "langchain-core==1.8.3",
+    "uvicorn>=0.30",
+]
+
+
+# ---------------------------------------------------------------- the servers
 
 
 def actloop_app(latency: float) -> Any:
     from actloop import AgentExecutor
+    from actloop.checkpoint.memory import InMemorySaver
     from actloop.messages import AIMessage, HumanMessage, ToolMessage
     from actloop.prompts import ChatPromptTemplate
     from actloop.server import create_app
@@ -59,7 +78,9 @@ def actloop_app(latency: float) -> Any:
         [("human", "{input}"), ("placeholder", "{agent_scratchpad}")]
     )
     agent = create_tool_calling_agent(FunctionChatModel(reply), [lookup], prompt)
-    return create_app(AgentExecutor(agent=agent, tools=[lookup]), max_batch=10_000)
+    executor = AgentExecutor(agent=agent, tools=[lookup], name="agent")
+    executor.checkpointer = InMemorySaver()  # the protocols' threads; LangServe's route ignores it
+    return create_app(executor, max_batch=10_000)
 
 
 def langserve_app(latency: float) -> Any:
@@ -130,53 +151,117 @@ def serve(lib: str, port: int, latency: float) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="error", backlog=4096)
 
 
+def langserve_python() -> str:
+    """The LangServe venv's interpreter, made on first use."""
+    python = LANGSERVE_VENV / "bin" / "python"
+    stamp = LANGSERVE_VENV / ".installed"
+    if not stamp.exists() or stamp.read_text() != json.dumps(LANGSERVE_REQS):
+        print(f"serve_bench: installing LangServe's server into {LANGSERVE_VENV}", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(LANGSERVE_VENV)], check=True)
+        pip = [str(python), "-m", "pip", "install", "-q"]
+        subprocess.run([*pip, *LANGSERVE_REQS], check=True)
+        stamp.write_text(json.dumps(LANGSERVE_REQS))
+    return str(python)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 
 
-async def one(client: Any, i: int, start: float) -> tuple[float, str | None]:
-    """(seconds to the first data event, the final output) of run i."""
-    first, output = -1.0, None
-    body = {"input": {"input": f"run-{i}"}, "config": {}, "kwargs": {}}
-    async with client.stream("POST", "/agent/stream", json=body) as response:
-        name = ""
+# ---------------------------------------------------------------- the protocols' requests
+
+Request = tuple[str, str, dict[str, Any]]
+"""(method, path, JSON body) of one streaming run."""
+
+
+def _langserve_request(i: int) -> Request:
+    return "POST", "/agent/stream", {"input": {"input": f"run-{i}"}, "config": {}, "kwargs": {}}
+
+
+def _langserve_output(name: str, data: Any) -> Any:
+    return data.get("output") if name == "data" and isinstance(data, dict) else None
+
+
+PROTOCOLS: dict[str, tuple[Callable[[int], Request], Callable[[str, Any], Any]]] = {
+    "langserve": (_langserve_request, _langserve_output),
+}
+"""Each protocol's request for run i, and how to read the final answer from one SSE event
+(name, decoded data): None until the event that carries it."""
+
+
+async def _one(client: Any, protocol: str, i: int, start: float) -> tuple[float, bool]:
+    """(seconds from `start` to the stream's first event, whether it ended with its answer)."""
+    request, output_of = PROTOCOLS[protocol]
+    method, path, body = request(i)
+    first, answer = -1.0, None
+    async with client.stream(method, path, json=body) as response:
+        name = "message"
         async for line in response.aiter_lines():
-            if line.startswith("event: "):
-                name = line[7:]
-            elif line.startswith("data: ") and name == "data":
+            if line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
                 if first < 0:
-                    first = time.perf_counter() - start
-                chunk = json.loads(line[6:])
-                if "output" in chunk:
-                    output = chunk["output"]
-    return first, output
+                    first = time.time() - start
+                text = line[5:].strip()
+                data = json.loads(text) if text.startswith(("{", "[")) else text
+                answer = output_of(name, data) or answer
+            elif not line:
+                name = "message"
+    return first, answer == f"value of run-{i}"
 
 
-async def drive(url: str, runs: int) -> dict[str, Any]:
+def _client(url: str, protocol: str, indices: list[int], start: float, out: Any) -> None:
+    """One client process: its share of the runs, all launched at wall-clock `start`."""
     import httpx
 
-    limits = httpx.Limits(max_connections=runs, max_keepalive_connections=runs)
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=300) as client:
-        await one(client, -1, time.perf_counter())  # warm-up
-        start = time.perf_counter()
-        tasks = [one(client, i, start) for i in range(runs)]
-        results = await asyncio.gather(*tasks, return_exceptions=True)
-        wall = time.perf_counter() - start
-    ok = [r for r in results if not isinstance(r, BaseException)]
-    right = sum(
-        1
-        for i, r in enumerate(results)
-        if not isinstance(r, BaseException) and r[1] == f"value of run-{i}"
-    )
-    firsts = sorted(f for f, _ in ok if f >= 0)
+    async def drive() -> list[tuple[float, bool, float]]:
+        n = max(len(indices), 1)
+        limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
+        async with httpx.AsyncClient(base_url=url, limits=limits, timeout=600) as client:
+            await asyncio.sleep(max(0.0, start - time.time()))
+
+            async def timed(i: int) -> tuple[float, bool, float]:
+                first, right = await _one(client, protocol, i, start)
+                return first, right, time.time() - start
+
+            results = await asyncio.gather(*(timed(i) for i in indices), return_exceptions=True)
+        return [r if not isinstance(r, BaseException) else (-1.0, False, -1.0) for r in results]
+
+    out.send(asyncio.run(drive()))
+    out.close()
+
+
+def drive(url: str, protocol: str, runs: int, clients: int) -> dict[str, Any]:
+    """`runs` concurrent streams from `clients` processes; the row's client-side numbers."""
+    ctx = multiprocessing.get_context("spawn")
+    start = time.time() + 2.0 + 0.002 * runs  # every client is up and connected-ready by then
+    procs, pipes = [], []
+    for k in range(clients):
+        mine = list(range(k, runs, clients))
+        parent, child = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_client, args=(url, protocol, mine, start, child))
+        proc.start()
+        child.close()  # so a client process that dies is an EOFError here, not a hang
+        procs.append(proc)
+        pipes.append(parent)
+    results: list[tuple[float, bool, float]] = []
+    for pipe, proc in zip(pipes, procs, strict=True):
+        try:
+            results += pipe.recv()
+        except EOFError:
+            raise RuntimeError(f"client process {proc.pid} died") from None
+        finally:
+            proc.join()
+    done = [r for r in results if r[2] >= 0]
+    firsts = sorted(r[0] for r in done if r[0] >= 0)
+    wall = max((r[2] for r in done), default=float("nan"))
     return {
-        "runs": runs,
-        "completed": len(ok),
-        "own_answer": right,
+        "completed": len(done),
+        "own_answer": sum(1 for r in done if r[1]),
         "wall_s": round(wall, 3),
-        "runs_per_s": round(runs / wall, 1),
+        "runs_per_s": round(runs / wall, 1) if done else None,
         "first_event_p50_ms": round(1000 * statistics.median(firsts), 1) if firsts else None,
         "first_event_p99_ms": round(1000 * firsts[int(0.99 * (len(firsts) - 1))], 1)
         if firsts
@@ -184,62 +269,81 @@ async def drive(url: str, runs: int) -> dict[str, Any]:
     }
 
 
-def measure(lib: str, runs: int, latency: float) -> dict[str, Any]:
+# ---------------------------------------------------------------- one row
+
+
+def _start_server(lib: str, latency: float) -> tuple[subprocess.Popen[bytes], str]:
     import httpx
 
     port = free_port()
-    cmd = [
-        sys.executable,
-        __file__,
-        "--server",
-        lib,
-        "--port",
-        str(port),
-        "--latency",
-        str(latency),
-    ]
-    proc = subprocess.Popen(cmd, env={**os.environ, "PYTHONPATH": str(BENCH.parent / "src")})
+    python = sys.executable if lib == "actloop" else langserve_python()
+    cmd = [python, __file__, "--server", lib, "--port", str(port), "--latency", str(latency)]
+    env = {**os.environ, "PYTHONPATH": str(BENCH.parent / "src")} if lib == "actloop" else None
+    proc = subprocess.Popen(cmd, env=env)
     url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            if httpx.get(f"{url}/agent/input_schema").status_code == 200:
+                return proc, url
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise RuntimeError(f"{lib} server did not start")
+        time.sleep(0.1)
+
+
+def measure(lib: str, protocol: str, runs: int, clients: int, latency: float) -> dict[str, Any]:
+    """One row: `runs` concurrent streams of `protocol` against a fresh server of `lib`."""
+    import psutil
+
+    proc, url = _start_server(lib, latency)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{url}/agent/input_schema").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise RuntimeError(f"{lib} server did not start")
-            time.sleep(0.1)
-        before = resource.getrusage(resource.RUSAGE_SELF)
-        row = {"lib": lib, **asyncio.run(drive(url, runs))}
-        after = resource.getrusage(resource.RUSAGE_SELF)
-        row["client_cpu_s"] = round(
-            after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1
+        drive(url, protocol, min(20, runs), 1)  # warm-up: imports, first requests
+        server = psutil.Process(proc.pid)
+        load_before = os.getloadavg()[0]
+        cpu_before = sum(server.cpu_times()[:2])
+        row = {"lib": lib, "protocol": protocol, "concurrency": runs, "clients": clients}
+        row.update(drive(url, protocol, runs, clients))
+        row["server_cpu_ms_per_run"] = round(
+            1000 * (sum(server.cpu_times()[:2]) - cpu_before) / runs, 2
         )
+        row["load_before_after"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
     finally:
         proc.terminate()
-        _, _, usage = os.wait4(proc.pid, 0)
-        proc.returncode = 0
-    row["server_cpu_s"] = round(usage.ru_utime + usage.ru_stime, 1)  # startup included
+        proc.wait(30)
     return row
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--concurrency", default="50,200,1000")
     parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--clients", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--protocols", default=",".join(PROTOCOLS))
+    parser.add_argument("--out", help="also write the rows as a JSON list to this file")
     parser.add_argument("--server", choices=["actloop", "langserve"])
     parser.add_argument("--port", type=int)
     args = parser.parse_args()
     if args.server:
         serve(args.server, args.port, args.latency)
         return
-    rows = [measure(lib, args.runs, args.latency) for lib in ("actloop", "langserve")]
-    for row in rows:
-        print(json.dumps(row))
-    a, b = rows
-    print(f"throughput ratio actloop/langserve: {a['runs_per_s'] / b['runs_per_s']:.2f}x")
+    rows: list[dict[str, Any]] = []
+    for runs in (int(n) for n in args.concurrency.split(",")):
+        reference = measure("langserve", "langserve", runs, args.clients, args.latency)
+        rows.append(reference)
+        print(json.dumps(reference), flush=True)
+        for protocol in args.protocols.split(","):
+            row = measure("actloop", protocol, runs, args.clients, args.latency)
+            if reference["runs_per_s"] and row["runs_per_s"]:
+                row["throughput_vs_langserve"] = round(
+                    row["runs_per_s"] / reference["runs_per_s"], 2
+                )
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    if args.out:
+        Path(args.out).write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":
