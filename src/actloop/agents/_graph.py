@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from actloop.agents._structured import StructuredOutput, saved
 from actloop.agents.middleware.types import (
     AgentMiddleware,
     ModelRequest,
@@ -116,6 +117,10 @@ class GraphSpec:
     middleware: list[AgentMiddleware]
     system_message: SystemMessage | None
     name: str | None
+    structured: StructuredOutput = field(default_factory=StructuredOutput)
+    """The `response_format`, compiled."""
+    has_tool_node: bool = True
+    """Whether LangGraph's graph has a tools node (tools, or middleware wrapping tool calls)."""
     hooks: dict[str, list[AgentMiddleware]] = field(default_factory=lambda: {})
     model_wrappers: list[AgentMiddleware] = field(default_factory=lambda: [])
     tool_wrappers: list[AgentMiddleware] = field(default_factory=lambda: [])
@@ -155,6 +160,8 @@ class GraphRun(BaseMultiActionAgent):
         """Where stream chunks go: `(mode, payload)`."""
         self.stream_tokens = False
         """Whether model calls stream (stream_mode "messages")."""
+        self.durable = False
+        """Whether a journal saves the run (its finish must then be plain data)."""
 
     @property
     def input_keys(self) -> list[str]:
@@ -230,6 +237,9 @@ class GraphRun(BaseMultiActionAgent):
             self.started = True
             skip = {"messages", *self.spec.untracked}
             self.state = {k: v for k, v in inputs.items() if k not in skip}
+            if self.state.get("structured_response") is not None:  # an earlier turn's, saved
+                revived = self.spec.structured.revived(self.state["structured_response"])
+                self.state["structured_response"] = revived
             self.state["messages"] = add_messages([], inputs.get("messages", []))
             for action, _ in steps:  # a resumed run: its model turns come back from the steps
                 for message in action.message_log:
@@ -285,22 +295,29 @@ class GraphRun(BaseMultiActionAgent):
                 return message
         return None
 
+    def _after_last_ai(self) -> list[BaseMessage]:
+        """The messages after the last AI message."""
+        messages = self.state["messages"]
+        for i in range(len(messages) - 1, -1, -1):
+            if isinstance(messages[i], AIMessage):
+                return messages[i + 1 :]
+        return []
+
     def _answered(self) -> set[str]:
         """Ids of the tool calls answered after the last AI message (LangGraph's rule)."""
-        answered: set[str] = set()
-        for message in reversed(self.state["messages"]):
-            if isinstance(message, AIMessage):
-                break
-            if isinstance(message, ToolMessage):
-                answered.add(message.tool_call_id)
-        return answered
+        return {m.tool_call_id for m in self._after_last_ai() if isinstance(m, ToolMessage)}
 
     def _pending(self) -> list[dict[str, Any]]:
+        """The last AI message's calls still to run (structured output calls never run)."""
         last = self._last_ai()
         if last is None:
             return []
-        answered = self._answered()
-        return [dict(c) for c in last.tool_calls if c["id"] not in answered]
+        answered, artificial = self._answered(), self.spec.structured.tools
+        return [
+            dict(c)
+            for c in last.tool_calls
+            if c["id"] not in answered and c["name"] not in artificial
+        ]
 
     def _step(self) -> None:
         """One more node: LangGraph's recursion limit counts them."""
@@ -319,28 +336,13 @@ class GraphRun(BaseMultiActionAgent):
         to = "model"
         if first:
             to = (yield from self._nodes("before_agent", hooks["before_agent"])) or "model"
-        elif self._all_direct(steps):
+        elif self._all_direct(steps) or self._structured_answered():
             to = "end"
         while to == "model":
             to = yield from self._nodes("before_model", hooks["before_model"])
             if to is not None:
                 continue
-            self._step()
-            request = ModelRequest(
-                model=self.spec.model,
-                messages=list(self.state["messages"]),
-                system_message=self.spec.system_message,
-                tools=list(self.spec.tools.values()),
-                state=self.state,
-                runtime=self.runtime,
-            )
-            response: ModelResponse = yield ("model", request, None)
-            update: dict[str, Any] = {"messages": response.result}
-            if response.structured_response is not None:
-                update["structured_response"] = response.structured_response
-            apply_update(self.state, update)
-            self.emit("updates", {"model": update})
-            self.emit("values", self.public(dict(self.state)))
+            yield from self._model_node()
             to = yield from self._nodes("after_model", hooks["after_model"][::-1])
             if to is None:
                 to = self._after_model_route()
@@ -354,15 +356,50 @@ class GraphRun(BaseMultiActionAgent):
         yield from self._nodes("after_agent", hooks["after_agent"][::-1], jumps=False)
         return self._finished()
 
+    def _model_node(self) -> Generator[Effect, Any, None]:
+        """The model node: one call through the `wrap_model_call` chain, its update applied.
+        The request's messages are a copy of the history; a middleware that changed that list
+        in place has it become the history, as in LangChain (its "repaired" messages)."""
+        self._step()
+        messages = list(self.state["messages"])
+        request = ModelRequest(
+            model=self.spec.model,
+            messages=messages,
+            system_message=self.spec.system_message,
+            tools=list(self.spec.tools.values()),
+            response_format=self.spec.structured.initial,
+            state=self.state,
+            runtime=self.runtime,
+        )
+        response: ModelResponse = yield ("model", request, None)
+        update: dict[str, Any] = {"messages": response.result}
+        if response.structured_response is not None or self.spec.structured.active:
+            update["structured_response"] = response.structured_response
+        if messages != self.state["messages"]:
+            self.state["messages"] = add_messages([], messages)
+        apply_update(self.state, update)
+        self.emit("updates", {"model": update})
+        self.emit("values", self.public(dict(self.state)))
+
     def _finished(self) -> AgentFinish:
-        """The run's finish: the state a thread keeps (every key but per-run ones)."""
+        """The run's finish: the state a thread keeps (every key but per-run ones; a durable
+        run's typed structured response as data its journal can save)."""
         untracked = self.spec.untracked
-        return AgentFinish({k: v for k, v in self.state.items() if k not in untracked}, "")
+        state = {k: v for k, v in self.state.items() if k not in untracked}
+        if self.durable and state.get("structured_response") is not None:
+            state["structured_response"] = saved(state["structured_response"])
+        return AgentFinish(state, "")
 
     def public(self, state: dict[str, Any]) -> dict[str, Any]:
-        """`state` as `invoke` and the values stream give it: without private keys."""
+        """`state` as `invoke` and the values stream give it: without private keys, the
+        structured response typed."""
         private = self.spec.private
-        return {k: v for k, v in state.items() if k not in private} if private else state
+        if private:
+            state = {k: v for k, v in state.items() if k not in private}
+        if state.get("structured_response") is not None:
+            revived = self.spec.structured.revived(state["structured_response"])
+            state = {**state, "structured_response": revived}
+        return state
 
     def _nodes(
         self, hook: str, middleware: list[AgentMiddleware], *, jumps: bool = True
@@ -382,21 +419,38 @@ class GraphRun(BaseMultiActionAgent):
         return None
 
     def _after_model_route(self) -> str:
+        """LangGraph's edge out of the model side: tools, model again, or the end."""
+        structured = self.state.get("structured_response") is not None
+        if not self.spec.has_tool_node:
+            if self.spec.structured.tools:  # the model is asked until it gives the output
+                return "end" if structured else "model"
+            return "end"
         last = self._last_ai()
         if last is None or not last.tool_calls:
             return "end"
         if self._pending():
             return "tools"
-        return "model"
+        return "end" if structured else "model"
 
     def _all_direct(self, steps: list[tuple[Any, Any]]) -> bool:
-        """Whether every call of the last step went to a `return_direct` tool."""
+        """Whether every call of the last step that ran a known tool ran a `return_direct` one."""
         last = self._last_ai()
         if last is None or not steps:
             return False
-        names = [c["name"] for c in last.tool_calls]
         tools = self.spec.tools
-        return bool(names) and all(n in tools and tools[n].return_direct for n in names)
+        names = [c["name"] for c in last.tool_calls if c["name"] in tools]
+        return bool(names) and all(tools[n].return_direct for n in names)
+
+    def _structured_answered(self) -> bool:
+        """Whether a structured output call of the last model turn was answered without an
+        error status (LangGraph then ends after the tools node)."""
+        artificial = self.spec.structured.tools
+        if not artificial:
+            return False
+        return any(
+            isinstance(m, ToolMessage) and m.name in artificial and m.status != "error"
+            for m in self._after_last_ai()
+        )
 
     # -- effects -------------------------------------------------------------------------------
 
@@ -405,15 +459,6 @@ class GraphRun(BaseMultiActionAgent):
         if is_async or not sync:
             return await getattr(middleware, "a" + hook)(self.state, self.runtime)
         return getattr(middleware, hook)(self.state, self.runtime)
-
-    def _bound(self, request: ModelRequest) -> Any:
-        if request.tools:
-            return request.model.bind_tools(
-                request.tools, tool_choice=request.tool_choice, **request.model_settings
-            )
-        if request.model_settings:
-            return request.model.bind(**request.model_settings)
-        return request.model
 
     def _prompt(self, request: ModelRequest) -> list[BaseMessage]:
         if request.system_message is None:
@@ -434,20 +479,21 @@ class GraphRun(BaseMultiActionAgent):
         self.emit("messages", (chunk, metadata))
         return chunk
 
-    def _named(self, output: Any) -> ModelResponse:
+    def _response(self, output: Any, strategy: Any) -> ModelResponse:
+        """The model call's response: the reply named after the agent, with structured output."""
         if self.spec.name:
             output.name = self.spec.name
-        return ModelResponse([output])
+        return self.spec.structured.handle(output, strategy)
 
     def _call_model(self, request: ModelRequest, callbacks: Any) -> ModelResponse:
         config: dict[str, Any] = {"callbacks": callbacks}
 
         def execute(req: ModelRequest) -> ModelResponse:
-            bound, prompt = self._bound(req), self._prompt(req)
+            (bound, strategy), prompt = self.spec.structured.bind(req), self._prompt(req)
             if not self.stream_tokens:
-                return self._named(bound.invoke(prompt, config))
+                return self._response(bound.invoke(prompt, config), strategy)
             chunks = [self._token(c) for c in bound.stream(prompt, config)]
-            return self._named(_joined(chunks))
+            return self._response(_joined(chunks), strategy)
 
         handler: Callable[[ModelRequest], Any] = execute
         for m in reversed(self.spec.model_wrappers):
@@ -458,11 +504,11 @@ class GraphRun(BaseMultiActionAgent):
         config: dict[str, Any] = {"callbacks": callbacks}
 
         async def execute(req: ModelRequest) -> ModelResponse:
-            bound, prompt = self._bound(req), self._prompt(req)
+            (bound, strategy), prompt = self.spec.structured.bind(req), self._prompt(req)
             if not self.stream_tokens:
-                return self._named(await bound.ainvoke(prompt, config))
+                return self._response(await bound.ainvoke(prompt, config), strategy)
             chunks = [self._token(c) async for c in bound.astream(prompt, config)]
-            return self._named(_joined(chunks))
+            return self._response(_joined(chunks), strategy)
 
         handler: Callable[[ModelRequest], Awaitable[Any]] = execute
         for m in reversed(self.spec.model_wrappers):

@@ -114,7 +114,12 @@ class Turn:
         if last is None:
             return StateSnapshot({}, (), config, None, None, None, (), ())
         if last.status == "finished":
-            return StateSnapshot(dict(last.output or {}), (), config, None, None, None, (), ())
+            values = dict(last.output or {})
+            if values.get("structured_response") is not None:
+                values["structured_response"] = self.spec.structured.revived(
+                    values["structured_response"]
+                )
+            return StateSnapshot(values, (), config, None, None, None, (), ())
         interrupts: tuple[Interrupt, ...] = ()
         next_node = "tools"
         if last.status == "paused":

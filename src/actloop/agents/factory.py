@@ -11,6 +11,7 @@ run deadline.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, cast
@@ -18,8 +19,9 @@ from typing import Any, cast
 from actloop.agents import _threads
 from actloop.agents._graph import GraphRun, GraphSpec, ToolNode
 from actloop.agents._models import chat_model
+from actloop.agents._structured import StructuredOutput
 from actloop.agents._threads import StateSnapshot
-from actloop.agents.middleware.types import AgentMiddleware, Runtime
+from actloop.agents.middleware.types import AgentMiddleware, Runtime, overrides
 from actloop.messages import SystemMessage
 
 __all__ = ["CompiledAgent", "create_agent"]
@@ -38,6 +40,64 @@ def _as_tool(thing: Any) -> Any:
 
         return tool(thing)
     return thing
+
+
+def overrides_tool_call(middleware: AgentMiddleware) -> bool:
+    """Whether `middleware` wraps tool calls (sync or async)."""
+    return any(overrides(middleware, "wrap_tool_call"))
+
+
+FALLBACK_MODELS_WITH_STRUCTURED_OUTPUT = [
+    r"(^|[/:.])gpt-4\.1($|[-/:])",
+    r"(^|[/:.])gpt-4o($|[-/:])",
+    r"(^|[/:.])gpt-5($|[-/:])",
+    r"(^|[/:.])gpt-5\.1($|[-/:])",
+    r"(^|[/:.])gpt-5\.2(-\d{4}-\d{2}-\d{2})?($|[/:])",
+    r"(^|[/:.])gpt-5\.2-(chat|codex)($|[-/:])",
+    r"(^|[/:.])gpt-5\.3($|[-/:])",
+    r"(^|[/:.])gpt-5\.4(-\d{4}-\d{2}-\d{2})?($|[/:])",
+    r"(^|[/:.])gpt-5\.4-(mini|nano)($|[-/:])",
+    r"(^|[/:.])gpt-5\.5($|[-/:])",
+    r"(^|[/:.])gpt-6-(astra|luna|sol)($|[-/:])",
+    r"(^|[/:.])claude-(fable|mythos)-5(?:-\d{8})?(?:-v\d(?::\d)?)?($|[/:])",
+    r"(^|[/:.])claude-haiku-4-5(?:-\d{8})?(?:-v\d(?::\d)?)?($|[/:])",
+    r"(^|[/:.])claude-opus-4-(5|6|7|8)(?:-\d{8})?(?:-v\d(?::\d)?)?($|[/:])",
+    r"(^|[/:.])claude-sonnet-4-(5|6)(?:-\d{8})?(?:-v\d(?::\d)?)?($|[/:])",
+    r"(^|[/:.])grok-4($|[-.:/])",
+    r"(^|[/:.])grok-build($|[-/:])",
+]
+"""LangChain 1.5's patterns of model names assumed to have native structured output when the
+model has no `profile` saying so."""
+
+
+def _supports_provider_strategy(  # pyright: ignore[reportUnusedFunction]  # see _structured
+    model: Any, tools: list[Any] | None = None
+) -> bool:
+    """Whether `model` (an instance or a name) has native structured output: its `profile`
+    says so (not a Gemini before 3 with tools), or its name matches LangChain's list."""
+    model_name: Any = None
+    if isinstance(model, str):
+        model_name = model
+    else:
+        model = getattr(model, "langchain_model", model)  # an adopted LangChain model
+        model_name = (
+            getattr(model, "model_name", None)
+            or getattr(model, "model", None)
+            or getattr(model, "model_id", "")
+        )
+        profile: Any = getattr(model, "profile", None)
+        gemini_before_3 = (
+            bool(tools)
+            and isinstance(model_name, str)
+            and "gemini" in model_name.lower()
+            and "gemini-3" not in model_name.lower()
+        )
+        if profile is not None and profile.get("structured_output") and not gemini_before_3:
+            return True
+    if not isinstance(model_name, str) or not model_name:
+        return False
+    name = model_name.lower()
+    return any(re.search(p, name) for p in FALLBACK_MODELS_WITH_STRUCTURED_OUTPUT)
 
 
 def create_agent(
@@ -60,8 +120,6 @@ def create_agent(
 ) -> CompiledAgent:
     """An agent that calls `model` with `tools` until it answers without a tool call, as
     `langchain.agents.create_agent` builds it (same arguments; see the module docstring)."""
-    if response_format is not None:
-        raise NotImplementedError("response_format is not supported yet by actloop's create_agent")
     if interrupt_before or interrupt_after:
         raise NotImplementedError("interrupt_before/interrupt_after are not supported yet")
     middleware = list(middleware)
@@ -78,6 +136,8 @@ def create_agent(
         middleware=middleware,
         system_message=system_message,
         name=name,
+        structured=StructuredOutput.of(response_format),
+        has_tool_node=bool(all_tools) or any(overrides_tool_call(m) for m in middleware),
     )
     return CompiledAgent(spec, checkpointer, store, max_execution_time, name or "LangGraph")
 
@@ -164,6 +224,7 @@ class CompiledAgent:
         executor, inputs, run = self._prepare(input, config, context)
         if turn is not None:
             executor.checkpointer = self.checkpointer
+            run.durable = True
         return _Call(executor, inputs, run_config, run)
 
     def _finish(
