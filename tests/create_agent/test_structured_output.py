@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -16,14 +17,19 @@ import langchain.agents.structured_output as lc_so
 import pytest
 from _both import LcScripted, al_tools_of, fields, human, lc_tools_of, reply, state_fields
 from langchain.agents import create_agent as lc_create_agent
+from langchain.agents.middleware import AgentMiddleware as LcMiddleware
+from langchain.agents.middleware import HumanInTheLoopMiddleware as LcHITL
 from langchain_core.messages import AIMessage as LcAIMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command as LcCommand
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 import actloop.agents.structured_output as al_so
+from actloop.agents import Command
 from actloop.agents import create_agent as al_create_agent
+from actloop.agents.middleware import AgentMiddleware, HumanInTheLoopMiddleware
 from actloop.checkpoint import SqliteCheckpointer
 from actloop.messages import AIMessage
 from actloop.testing import ScriptedChatModel
@@ -446,3 +452,171 @@ def test_structured_response_is_not_kept_across_turns(tmp_path: Path) -> None:
         assert al_state == lc_state
     assert al_state["structured_response"] is None
     assert len(al_state["messages"]) == 5
+
+
+def test_values_stream_equals_langchains() -> None:
+    replies = [weather_call(BAD, "c1"), weather_call(GOOD, "c2")]
+    lc, al, _, _ = pair(replies, tool_strategy(Weather))
+    lc_h, al_h = human("hi")
+    lc_chunks = [state_fields(c) for c in lc.stream({"messages": [lc_h]}, stream_mode="values")]
+    al_chunks = [state_fields(c) for c in al.stream({"messages": [al_h]}, stream_mode="values")]
+    assert al_chunks == lc_chunks
+    assert [c.get("structured_response") for c in al_chunks][-1] == Weather(
+        temperature=75.0, condition="sunny"
+    )
+
+
+def test_get_state_of_a_structured_turn(tmp_path: Path) -> None:
+    replies = [weather_call(GOOD, "c1")]
+    lc_model, al_model = _models(replies, None)
+    lc = lc_create_agent(
+        lc_model, [], response_format=lc_so.ToolStrategy(Weather), checkpointer=InMemorySaver()
+    )
+    al = al_create_agent(
+        al_model,
+        [],
+        response_format=al_so.ToolStrategy(Weather),
+        checkpointer=SqliteCheckpointer(tmp_path / "runs.db"),
+    )
+    config = {"configurable": {"thread_id": "t1"}}
+    lc_h, al_h = human("weather?")
+    lc.invoke({"messages": [lc_h]}, config)
+    al.invoke({"messages": [al_h]}, config)
+    lc_values, al_values = lc.get_state(config).values, al.get_state(config).values
+    assert state_fields(al_values) == state_fields(lc_values)
+    assert isinstance(al_values["structured_response"], Weather)
+
+
+@pytest.mark.parametrize("decision", ["approve", "reject"])
+def test_a_paused_turn_resumes_to_its_structured_response(tmp_path: Path, decision: str) -> None:
+    replies = [
+        reply("", ("get_weather", {"city": "Rome"}, "c1"), id="r1"),
+        weather_call(BAD, "c2"),
+        weather_call(GOOD, "c3"),
+    ]
+    lc_model, al_model = _models(replies, None)
+    lc = lc_create_agent(
+        lc_model,
+        lc_tools_of([get_weather]),
+        response_format=lc_so.ToolStrategy(Weather),
+        middleware=[LcHITL({"get_weather": True})],
+        checkpointer=InMemorySaver(),
+    )
+    al = al_create_agent(
+        al_model,
+        al_tools_of([get_weather]),
+        response_format=al_so.ToolStrategy(Weather),
+        middleware=[HumanInTheLoopMiddleware({"get_weather": True})],
+        checkpointer=SqliteCheckpointer(tmp_path / "runs.db"),
+    )
+    config = {"configurable": {"thread_id": "t1"}}
+    lc_h, al_h = human("weather?")
+    lc.invoke({"messages": [lc_h]}, config)
+    al.invoke({"messages": [al_h]}, config)
+    resume = {"decisions": [{"type": decision}]}
+    lc_out = lc.invoke(LcCommand(resume=resume), config)
+    al_out = al.invoke(Command(resume=resume), config)
+    assert state_fields(al_out) == state_fields(lc_out)
+    assert al_out["structured_response"] == Weather(temperature=75.0, condition="sunny")
+
+
+def _narrowing(base: Any) -> Any:
+    class NarrowToWeather(base):
+        def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+            module = lc_so if base is LcMiddleware else al_so
+            return handler(request.override(response_format=module.ToolStrategy(Weather)))
+
+    return NarrowToWeather()
+
+
+def test_wrap_model_call_narrows_a_union_to_one_tool() -> None:
+    replies = [weather_call(GOOD, "c1")]
+    lc_model, al_model = _models(replies, None)
+    lc = lc_create_agent(
+        lc_model,
+        [],
+        response_format=lc_so.ToolStrategy(Weather | Location),
+        middleware=[_narrowing(LcMiddleware)],
+    )
+    al = al_create_agent(
+        al_model,
+        [],
+        response_format=al_so.ToolStrategy(Weather | Location),
+        middleware=[_narrowing(AgentMiddleware)],
+    )
+    lc_h, al_h = human("hi")
+    assert state_fields(al.invoke({"messages": [al_h]})) == state_fields(
+        lc.invoke({"messages": [lc_h]})
+    )
+    assert _bound(al_model) == lc_model.bindings
+    assert [t["function"]["name"] for t in al_model.calls[0].kwargs["tools"]] == ["Weather"]
+
+
+# -- on the wire: actloop's ChatOpenAI and langchain-openai's against one loopback server ----
+
+
+@pytest.fixture
+def openai_server() -> Iterator[Any]:
+    from support.openai_server import running
+
+    yield from running()
+
+
+def _completion(n: int, content: str | None, calls: list[dict[str, Any]]) -> Any:
+    """A scripted completion with its own id (actloop's ChatOpenAI takes the completion id as
+    the message id; the loopback server's own replies all share one)."""
+    from support.openai_server import Reply, completion_json, message
+
+    msg = message(content, calls).message
+    body = completion_json(msg, "tool_calls" if calls else "stop")
+    return Reply("http", body=json.dumps({**body, "id": f"chatcmpl-{n}"}).encode())
+
+
+def _wire_fields(state: dict[str, Any]) -> dict[str, Any]:
+    """A state's fields but the AI messages' ids and provider extras, where actloop's
+    ChatOpenAI and langchain-openai 1.x differ (completion id vs run id)."""
+    out = state_fields(state)
+    for row in out["messages"]:
+        if row["type"] == "ai":
+            row.pop("id")
+            row.pop("additional_kwargs")
+    return out
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["auto-provider", "strict-provider", "typeddict-provider", "tool"],
+)
+def test_openai_requests_and_states_equal_langchain_openais(openai_server: Any, case: str) -> None:
+    from langchain_openai import ChatOpenAI as LcChatOpenAI
+
+    from actloop.models import ChatOpenAI
+
+    answer = json.dumps({"temperature": 70, "condition": "sunny"})
+    formats: dict[str, Callable[[Any], Any]] = {
+        "auto-provider": lambda lib: Weather,
+        "strict-provider": lambda lib: lib.so.ProviderStrategy(Weather, strict=True),
+        "typeddict-provider": lambda lib: lib.so.ProviderStrategy(WeatherDict),
+        "tool": tool_strategy(Weather),
+    }
+    weather = [{"id": "c1", "name": "get_weather", "arguments": json.dumps({"city": "Rome"})}]
+    final = [{"id": "c2", "name": "Weather", "arguments": answer}] if case == "tool" else []
+    states, bodies = [], []
+    for lib, chat, tools_of in [(LC, LcChatOpenAI, lc_tools_of), (AL, ChatOpenAI, al_tools_of)]:
+        openai_server.script(
+            _completion(1, None, weather), _completion(2, None if final else answer, final)
+        )
+        model = chat(model="gpt-4o", base_url=openai_server.url, api_key="k")
+        create = lc_create_agent if lib is LC else al_create_agent
+        agent = create(model, tools_of([get_weather]), response_format=formats[case](lib))
+        states.append(_wire_fields(agent.invoke({"messages": [human("hi")[lib.side]]})))
+        bodies.append(openai_server.bodies)
+        openai_server.requests.clear()
+    assert states[1] == states[0]
+    assert bodies[1] == bodies[0]
+    expected = {"temperature": 70, "condition": "sunny"}
+    if case != "typeddict-provider":
+        expected = Weather(temperature=70, condition="sunny")
+    assert states[1]["structured_response"] == expected
+    if case != "tool":
+        assert bodies[1][0]["response_format"]["type"] == "json_schema"

@@ -10,6 +10,7 @@ the model with it; `handle` turns the reply into LangGraph's model update: the r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -22,7 +23,6 @@ from actloop.agents.structured_output import (
     ProviderStrategyBinding,
     StructuredOutputValidationError,
     ToolStrategy,
-    _variants,  # pyright: ignore[reportPrivateUsage]
 )
 from actloop.messages import AIMessage, ToolMessage
 
@@ -82,9 +82,14 @@ class StructuredOutput:
     """The tool strategy set up at creation (an auto strategy's fallback)."""
     tools: dict[str, OutputToolBinding[Any]] = field(default_factory=lambda: {})
     """The artificial tools by name."""
+    supports_provider: Callable[[Any, list[Any]], bool] = lambda _model, _tools: False
+    """Whether a model (with these tools) has native structured output (`create_agent` gives
+    a check that calls `factory._supports_provider_strategy` at call time, as LangChain's)."""
 
     @classmethod
-    def of(cls, response_format: Any) -> StructuredOutput:
+    def of(
+        cls, response_format: Any, supports_provider: Callable[[Any, list[Any]], bool]
+    ) -> StructuredOutput:
         initial = _strategy(response_format)
         setup: ToolStrategy[Any] | None = None
         if isinstance(initial, AutoStrategy):
@@ -95,7 +100,7 @@ class StructuredOutput:
         for spec in setup.schema_specs if setup is not None else []:
             binding = OutputToolBinding.from_schema_spec(spec)
             tools[binding.tool.name] = binding
-        return cls(initial, setup, tools)
+        return cls(initial, setup, tools, supports_provider)
 
     @property
     def active(self) -> bool:
@@ -108,9 +113,7 @@ class StructuredOutput:
         strategy = _strategy(request.response_format)
         if not isinstance(strategy, AutoStrategy):
             return strategy
-        from actloop.agents import factory  # looked up per call: patchable as LangChain's
-
-        if factory._supports_provider_strategy(request.model, tools=request.tools):  # pyright: ignore[reportPrivateUsage]
+        if self.supports_provider(request.model, request.tools):
             return ProviderStrategy(schema=strategy.schema)
         if strategy is self.initial and self.setup is not None:
             return self.setup  # the same tools (a schema without a title has a random name)
@@ -160,9 +163,10 @@ class StructuredOutput:
 
     def _classes(self) -> list[type]:
         """The schema classes of the response format (each variant of a union)."""
-        if self.initial is None:
-            return []
-        return [s for s in _variants(self.initial.schema) if isinstance(s, type)]
+        specs = list(self.setup.schema_specs) if self.setup is not None else []
+        if isinstance(self.initial, ProviderStrategy):
+            specs.append(self.initial.schema_spec)
+        return [s.schema for s in specs if isinstance(s.schema, type)]
 
     def handle(self, output: AIMessage, strategy: Strategy | None) -> ModelResponse:
         """The model call's response: the reply, answers to structured calls, the result."""

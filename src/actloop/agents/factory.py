@@ -70,9 +70,7 @@ FALLBACK_MODELS_WITH_STRUCTURED_OUTPUT = [
 model has no `profile` saying so."""
 
 
-def _supports_provider_strategy(  # pyright: ignore[reportUnusedFunction]  # see _structured
-    model: Any, tools: list[Any] | None = None
-) -> bool:
+def _supports_provider_strategy(model: Any, tools: list[Any] | None = None) -> bool:
     """Whether `model` (an instance or a name) has native structured output: its `profile`
     says so (not a Gemini before 3 with tools), or its name matches LangChain's list."""
     model_name: Any = None
@@ -98,6 +96,11 @@ def _supports_provider_strategy(  # pyright: ignore[reportUnusedFunction]  # see
         return False
     name = model_name.lower()
     return any(re.search(p, name) for p in FALLBACK_MODELS_WITH_STRUCTURED_OUTPUT)
+
+
+def _provider_check(model: Any, tools: list[Any]) -> bool:
+    """`_supports_provider_strategy`, looked up when called (so a patch of it takes effect)."""
+    return _supports_provider_strategy(model, tools=tools)
 
 
 def create_agent(
@@ -136,7 +139,7 @@ def create_agent(
         middleware=middleware,
         system_message=system_message,
         name=name,
-        structured=StructuredOutput.of(response_format),
+        structured=StructuredOutput.of(response_format, _provider_check),
         has_tool_node=bool(all_tools) or any(overrides_tool_call(m) for m in middleware),
     )
     return CompiledAgent(spec, checkpointer, store, max_execution_time, name or "LangGraph")
