@@ -16,11 +16,12 @@ import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, cast
 
-from actloop.agents import _threads
+from actloop.agents import _interrupts, _threads
 from actloop.agents._graph import GraphRun, GraphSpec, ToolNode
 from actloop.agents._models import chat_model
 from actloop.agents._structured import StructuredOutput
 from actloop.agents._threads import StateSnapshot
+from actloop.agents.middleware.human_in_the_loop import paused_node
 from actloop.agents.middleware.types import AgentMiddleware, Runtime, overrides
 from actloop.messages import SystemMessage
 
@@ -123,8 +124,6 @@ def create_agent(
 ) -> CompiledAgent:
     """An agent that calls `model` with `tools` until it answers without a tool call, as
     `langchain.agents.create_agent` builds it (same arguments; see the module docstring)."""
-    if interrupt_before or interrupt_after:
-        raise NotImplementedError("interrupt_before/interrupt_after are not supported yet")
     middleware = list(middleware)
     names = [m.name for m in middleware]
     if len(set(names)) != len(names):
@@ -141,7 +140,13 @@ def create_agent(
         name=name,
         structured=StructuredOutput.of(response_format, _provider_check),
         has_tool_node=bool(all_tools) or any(overrides_tool_call(m) for m in middleware),
+        interrupt_before=_interrupts.validated(interrupt_before, middleware),
+        interrupt_after=_interrupts.validated(interrupt_after, middleware),
     )
+    if (spec.interrupt_before or spec.interrupt_after) and paused_node(spec) is not None:
+        raise NotImplementedError(
+            "interrupt_before/interrupt_after beside HumanInTheLoopMiddleware are not supported"
+        )
     return CompiledAgent(spec, checkpointer, store, max_execution_time, name or "LangGraph")
 
 
@@ -165,7 +170,7 @@ class CompiledAgent:
     # -- one run -------------------------------------------------------------------------------
 
     def _prepare(
-        self, input: Any, config: dict[str, Any] | None, context: Any
+        self, input: Any, config: dict[str, Any] | None, context: Any, durable: bool
     ) -> tuple[Any, dict[str, Any], GraphRun]:
         from actloop.executor import AgentExecutor
 
@@ -174,7 +179,10 @@ class CompiledAgent:
         runtime = Runtime(context=context, store=self.store, config=config)
         run = GraphRun(self.spec, runtime, limit, config)
         runtime.stream_writer = lambda chunk: run.emit("custom", chunk)
-        tools = [ToolNode(t, run) for t in self.spec.tools.values()]
+        run.durable = durable
+        tools: list[Any] = [ToolNode(t, run) for t in self.spec.tools.values()]
+        if durable and (self.spec.interrupt_before or self.spec.interrupt_after):
+            tools.append(_interrupts.PauseNode())
         executor = AgentExecutor(
             agent=run,
             tools=tools,
@@ -224,10 +232,9 @@ class CompiledAgent:
             input = turn.input(input)
             configurable: dict[str, Any] = dict(run_config.get("configurable") or {})
             run_config["configurable"] = {**configurable, "thread_id": turn.run_id}
-        executor, inputs, run = self._prepare(input, config, context)
+        executor, inputs, run = self._prepare(input, config, context, turn is not None)
         if turn is not None:
             executor.checkpointer = self.checkpointer
-            run.durable = True
         return _Call(executor, inputs, run_config, run)
 
     def _finish(
@@ -302,7 +309,7 @@ class CompiledAgent:
         while True:
             mode, payload = chunks.get()
             if mode is _DONE:
-                yield from _ending(payload, modes, single)
+                yield from _ending(payload, modes, single, call.run.paused)
                 return
             yield payload if single else (mode, payload)
 
@@ -341,7 +348,7 @@ class CompiledAgent:
             while True:
                 mode, payload = await chunks.get()
                 if mode is _DONE:
-                    for chunk in _ending(payload, modes, single):
+                    for chunk in _ending(payload, modes, single, call.run.paused):
                         yield chunk
                     return
                 yield payload if single else (mode, payload)
@@ -374,14 +381,14 @@ def _listen(run: GraphRun, modes: tuple[str, ...], put: Any) -> None:
     run.sink = lambda mode, payload: put((mode, payload)) if mode in modes else None
 
 
-def _ending(outcome: Any, modes: tuple[str, ...], single: bool) -> Iterator[Any]:
-    """The last chunks: a paused run's interrupts (as LangGraph's updates give them), or the
-    run's error raised."""
+def _ending(outcome: Any, modes: tuple[str, ...], single: bool, static: bool) -> Iterator[Any]:
+    """The last chunks: a paused run's interrupts (as LangGraph's updates give them; none for a
+    static interrupt), or the run's error raised."""
     if isinstance(outcome, BaseException):
         raise outcome
     interrupts = outcome.get("__interrupt__")
-    if interrupts and "updates" in modes:
-        chunk = {"__interrupt__": tuple(interrupts)}
+    if (interrupts or static) and "updates" in modes:
+        chunk = {"__interrupt__": tuple(interrupts or ())}
         yield chunk if single else ("updates", chunk)
 
 
