@@ -441,7 +441,7 @@ class GraphRun(BaseMultiActionAgent):
         update: dict[str, Any] = {"messages": response.result}
         if response.structured_response is not None or self.spec.structured.active:
             update["structured_response"] = response.structured_response
-        if messages != self.state["messages"]:
+        if self.spec.model_wrappers and messages != self.state["messages"]:  # only they see it
             self.state["messages"] = add_messages([], messages)
         apply_update(self.state, update)
         self.emit("updates", {"model": update})
@@ -526,6 +526,16 @@ class GraphRun(BaseMultiActionAgent):
             return await getattr(middleware, "a" + hook)(self.state, self.runtime)
         return getattr(middleware, hook)(self.state, self.runtime)
 
+    def _bind(self, request: ModelRequest) -> tuple[Any, Any]:
+        """The request's model bound (a model a middleware put in the request, if LangChain's,
+        adopted) and the call's structured output strategy."""
+        model = request.model
+        if model is not self.spec.model:
+            from actloop.runnables._foreign import adopt
+
+            model = adopt(model)
+        return self.spec.structured.bind(request, model)
+
     def _prompt(self, request: ModelRequest) -> list[BaseMessage]:
         if request.system_message is None:
             return list(request.messages)
@@ -555,7 +565,7 @@ class GraphRun(BaseMultiActionAgent):
         config: dict[str, Any] = {"callbacks": callbacks}
 
         def execute(req: ModelRequest) -> ModelResponse:
-            (bound, strategy), prompt = self.spec.structured.bind(req), self._prompt(req)
+            (bound, strategy), prompt = self._bind(req), self._prompt(req)
             if not self.stream_tokens:
                 return self._response(bound.invoke(prompt, config), strategy)
             chunks = [self._token(c) for c in bound.stream(prompt, config)]
@@ -570,7 +580,7 @@ class GraphRun(BaseMultiActionAgent):
         config: dict[str, Any] = {"callbacks": callbacks}
 
         async def execute(req: ModelRequest) -> ModelResponse:
-            (bound, strategy), prompt = self.spec.structured.bind(req), self._prompt(req)
+            (bound, strategy), prompt = self._bind(req), self._prompt(req)
             if not self.stream_tokens:
                 return self._response(await bound.ainvoke(prompt, config), strategy)
             chunks = [self._token(c) async for c in bound.astream(prompt, config)]

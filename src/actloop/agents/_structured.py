@@ -119,11 +119,8 @@ class StructuredOutput:
             return self.setup  # the same tools (a schema without a title has a random name)
         return ToolStrategy(schema=strategy.schema)
 
-    def bind(self, request: ModelRequest) -> tuple[Any, Strategy | None]:
-        """The request's model bound for this call, and the call's strategy."""
-        from actloop.runnables._foreign import adopt
-
-        model = adopt(request.model)
+    def bind(self, request: ModelRequest, model: Any) -> tuple[Any, Strategy | None]:
+        """`model` (the request's, as actloop's) bound for this call, and the call's strategy."""
         strategy = self.effective(request)
         tools = list(request.tools)
         settings = request.model_settings
