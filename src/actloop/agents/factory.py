@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, cast
 
 from actloop.agents import _interrupts, _threads
-from actloop.agents._graph import GraphRun, GraphSpec, ToolNode
+from actloop.agents._graph import GraphRun, GraphSpec, ToolNode, add_messages
 from actloop.agents._models import chat_model
 from actloop.agents._structured import StructuredOutput
 from actloop.agents._threads import StateSnapshot
@@ -193,7 +193,10 @@ class CompiledAgent:
         if not isinstance(input, dict):
             return executor, input, run  # a Resume of a paused or broken turn
         inputs = dict(cast("dict[str, Any]", input))
-        return executor, {**inputs, "messages": list(inputs.get("messages", []))}, run
+        # messages as message objects with ids (LangGraph's reducer), before the journal saves
+        # them: a resumed run then has the same ones, ("user", text) pairs included
+        messages = add_messages([], _listed(inputs.get("messages", [])))
+        return executor, {**inputs, "messages": messages}, run
 
     def invoke(
         self, input: Any, config: dict[str, Any] | None = None, *, context: Any = None, **_: Any
@@ -390,6 +393,10 @@ def _ending(outcome: Any, modes: tuple[str, ...], single: bool, static: bool) ->
     if (interrupts or static) and "updates" in modes:
         chunk = {"__interrupt__": tuple(interrupts or ())}
         yield chunk if single else ("updates", chunk)
+
+
+def _listed(value: Any) -> list[Any]:
+    return cast("list[Any]", value) if isinstance(value, list) else [value]
 
 
 class _Call:
