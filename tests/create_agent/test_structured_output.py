@@ -620,3 +620,33 @@ def test_openai_requests_and_states_equal_langchain_openais(openai_server: Any, 
     assert states[1]["structured_response"] == expected
     if case != "tool":
         assert bodies[1][0]["response_format"]["type"] == "json_schema"
+
+
+def test_model_retry_middleware_retries_a_validation_error() -> None:
+    import langchain.agents.middleware as lc_mw
+
+    import actloop.agents.middleware as al_mw
+
+    def retry(mw: Any) -> Any:
+        return mw.ModelRetryMiddleware(max_retries=1, initial_delay=0, jitter=False)
+
+    replies = [weather_call(BAD, "c1"), weather_call(GOOD, "c2")]
+    lc_model, al_model = _models(replies, None)
+    lc_agent = lc_create_agent(
+        lc_model,
+        [],
+        response_format=lc_so.ToolStrategy(Weather, handle_errors=False),
+        middleware=[retry(lc_mw)],
+    )
+    al_agent = al_create_agent(
+        al_model,
+        [],
+        response_format=al_so.ToolStrategy(Weather, handle_errors=False),
+        middleware=[retry(al_mw)],
+    )
+    lc_h, al_h = human("hi")
+    lc_state = state_fields(lc_agent.invoke({"messages": [lc_h]}))
+    al_state = state_fields(al_agent.invoke({"messages": [al_h]}))
+    assert al_state == lc_state
+    assert [m["type"] for m in al_state["messages"]] == ["human", "ai", "tool"]
+    assert al_state["messages"][1]["id"] == "r-c2"
