@@ -166,6 +166,9 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
     tags: list[str] | None = None
     metadata: dict[str, Any] | None = None
     verbose: bool = False
+    profile: dict[str, Any] | None = None
+    """What the model can do, as langchain-core's `ModelProfile` (e.g. `{"structured_output":
+    True}`: `create_agent`'s auto strategy then uses the provider's structured output)."""
     _llm_type: str = "chat-model"
     """Reported as `invocation_params["_type"]`."""
 

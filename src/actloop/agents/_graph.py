@@ -22,6 +22,8 @@ from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from actloop.agents._interrupts import PAUSE_TOOL, is_pause
+from actloop.agents._structured import StructuredOutput, saved
 from actloop.agents.middleware.types import (
     AgentMiddleware,
     ModelRequest,
@@ -116,6 +118,13 @@ class GraphSpec:
     middleware: list[AgentMiddleware]
     system_message: SystemMessage | None
     name: str | None
+    structured: StructuredOutput = field(default_factory=StructuredOutput)
+    """The `response_format`, compiled."""
+    has_tool_node: bool = True
+    """Whether LangGraph's graph has a tools node (tools, or middleware wrapping tool calls)."""
+    interrupt_before: frozenset[str] = frozenset()
+    interrupt_after: frozenset[str] = frozenset()
+    """The nodes ("model", "tools") a run pauses before / after (LangGraph's static interrupts)."""
     hooks: dict[str, list[AgentMiddleware]] = field(default_factory=lambda: {})
     model_wrappers: list[AgentMiddleware] = field(default_factory=lambda: [])
     tool_wrappers: list[AgentMiddleware] = field(default_factory=lambda: [])
@@ -155,6 +164,14 @@ class GraphRun(BaseMultiActionAgent):
         """Where stream chunks go: `(mode, payload)`."""
         self.stream_tokens = False
         """Whether model calls stream (stream_mode "messages")."""
+        self.durable = False
+        """Whether a journal saves the run (its finish must then be plain data; it can pause)."""
+        self.paused = False
+        """Whether the run paused at a static interrupt."""
+        self.skip_at: str | None = None
+        """Where a resumed pause goes on: the first pause check there is not made again."""
+        self.mark = 0
+        """How many messages the state had when this plan began (a pause saves the rest)."""
 
     @property
     def input_keys(self) -> list[str]:
@@ -225,30 +242,50 @@ class GraphRun(BaseMultiActionAgent):
     # -- state ---------------------------------------------------------------------------------
 
     def _absorb(self, steps: list[tuple[Any, Any]], inputs: dict[str, Any]) -> bool:
-        """Add the tool results of steps not seen yet (the tools node); True if there were."""
+        """Add the tool results of steps not seen yet (the tools node); True if there were. A
+        resumed run (a new run over its journal's steps) gets each model turn back from its
+        step's message log, before that step's results."""
+        replayed = not self.started and bool(steps)
         if not self.started:
-            self.started = True
-            skip = {"messages", *self.spec.untracked}
-            self.state = {k: v for k, v in inputs.items() if k not in skip}
-            self.state["messages"] = add_messages([], inputs.get("messages", []))
-            for action, _ in steps:  # a resumed run: its model turns come back from the steps
-                for message in action.message_log:
-                    if message not in self.state["messages"]:
-                        apply_update(self.state, {"messages": [message]})
-            self.emit("values", self.public(dict(self.state)))
+            self._begin(inputs)
         new = steps[self.absorbed :]
         self.absorbed = len(steps)
-        # LangChain answers rejected calls in after_model, before the tools node runs the rest
-        rejected = [s for s in new if self._rejected(*s)]
-        for action, observation in [*rejected, *(s for s in new if s not in rejected)]:
-            update = self._answer(action, observation)
-            apply_update(self.state, update)
-            self.emit(
-                "updates", {"tools": update.update if isinstance(update, Command) else update}
-            )
-        if new:
+        answered = False
+        for turn in _turns(new):
+            if replayed:
+                self._restore(turn[0][0].message_log)
+            calls = [s for s in turn if not is_pause(s[0])]
+            # LangChain answers rejected calls in after_model, before the tools node runs the rest
+            rejected = [s for s in calls if self._rejected(*s)]
+            for action, observation in [*rejected, *(s for s in calls if s not in rejected)]:
+                update = self._answer(action, observation)
+                apply_update(self.state, update)
+                self.emit(
+                    "updates", {"tools": update.update if isinstance(update, Command) else update}
+                )
+                answered = True
+        if answered:
             self.emit("values", self.public(dict(self.state)))
-        return bool(new)
+        self.mark = len(self.state["messages"])
+        return answered
+
+    def _begin(self, inputs: dict[str, Any]) -> None:
+        """The state a run starts from: its inputs (an earlier turn's structured response typed
+        again)."""
+        self.started = True
+        skip = {"messages", *self.spec.untracked}
+        self.state = {k: v for k, v in inputs.items() if k not in skip}
+        if self.state.get("structured_response") is not None:  # an earlier turn's, saved
+            revived = self.spec.structured.revived(self.state["structured_response"])
+            self.state["structured_response"] = revived
+        self.state["messages"] = add_messages([], inputs.get("messages", []))
+        self.emit("values", self.public(dict(self.state)))
+
+    def _restore(self, messages: list[BaseMessage]) -> None:
+        """Add a replayed step's messages the state does not have yet."""
+        for message in messages:
+            if message not in self.state["messages"]:
+                apply_update(self.state, {"messages": [message]})
 
     def emit(self, mode: str, payload: Any) -> None:
         """Report a stream chunk (`stream`/`astream` set the sink; `invoke` has none)."""
@@ -285,22 +322,29 @@ class GraphRun(BaseMultiActionAgent):
                 return message
         return None
 
+    def _after_last_ai(self) -> list[BaseMessage]:
+        """The messages after the last AI message."""
+        messages = self.state["messages"]
+        for i in range(len(messages) - 1, -1, -1):
+            if isinstance(messages[i], AIMessage):
+                return messages[i + 1 :]
+        return []
+
     def _answered(self) -> set[str]:
         """Ids of the tool calls answered after the last AI message (LangGraph's rule)."""
-        answered: set[str] = set()
-        for message in reversed(self.state["messages"]):
-            if isinstance(message, AIMessage):
-                break
-            if isinstance(message, ToolMessage):
-                answered.add(message.tool_call_id)
-        return answered
+        return {m.tool_call_id for m in self._after_last_ai() if isinstance(m, ToolMessage)}
 
     def _pending(self) -> list[dict[str, Any]]:
+        """The last AI message's calls still to run (structured output calls never run)."""
         last = self._last_ai()
         if last is None:
             return []
-        answered = self._answered()
-        return [dict(c) for c in last.tool_calls if c["id"] not in answered]
+        answered, artificial = self._answered(), self.spec.structured.tools
+        return [
+            dict(c)
+            for c in last.tool_calls
+            if c["id"] not in answered and c["name"] not in artificial
+        ]
 
     def _step(self) -> None:
         """One more node: LangGraph's recursion limit counts them."""
@@ -313,56 +357,115 @@ class GraphRun(BaseMultiActionAgent):
     def _route(
         self, steps: list[tuple[Any, Any]], inputs: dict[str, Any]
     ) -> Generator[Effect, Any, Any]:
+        """The nodes from where the last step left off to the next tool calls or the end; a
+        static interrupt on the way is the plan (see `_interrupts`)."""
         first = not self.started
         self._absorb(steps, inputs)  # the tools node was counted when its calls were planned
+        self.skip_at = steps[-1][0].tool_input["to"] if steps and is_pause(steps[-1][0]) else None
+        try:
+            if self.skip_at is not None:
+                to = self.skip_at
+            elif first:
+                hooks = self.spec.hooks["before_agent"]
+                to = (yield from self._nodes("before_agent", hooks)) or "model"
+            else:
+                direct = self._all_direct(steps) or self._structured_answered()
+                to = self._pause("after", "tools", "end" if direct else "model")
+            return (yield from self._from(to))
+        except _Paused as pause:
+            return pause.output
+
+    def _from(self, to: str) -> Generator[Effect, Any, Any]:
+        """Run the model side from `to` ("model": its before_model hooks; "model_node";
+        "after_model": its hooks), then the tool calls to make, or the after_agent hooks."""
         hooks = self.spec.hooks
-        to = "model"
-        if first:
-            to = (yield from self._nodes("before_agent", hooks["before_agent"])) or "model"
-        elif self._all_direct(steps):
-            to = "end"
-        while to == "model":
-            to = yield from self._nodes("before_model", hooks["before_model"])
-            if to is not None:
+        while to in ("model", "model_node", "after_model"):
+            if to == "model":
+                to = (yield from self._nodes("before_model", hooks["before_model"])) or "model_node"
                 continue
+            if to == "model_node":
+                self._pause("before", "model", "model_node")
+                yield from self._model_node()
+                to = "after_model" if hooks["after_model"] else self._after_model_route()
+                to = self._pause("after", "model", to)
+                continue
+            after = self._nodes("after_model", hooks["after_model"][::-1])
+            to = cast("str | None", (yield from after)) or self._after_model_route()
+        pending = self._pending() if to == "tools" else []
+        if pending:
+            self._pause("before", "tools", "tools")
             self._step()
-            request = ModelRequest(
-                model=self.spec.model,
-                messages=list(self.state["messages"]),
-                system_message=self.spec.system_message,
-                tools=list(self.spec.tools.values()),
-                state=self.state,
-                runtime=self.runtime,
-            )
-            response: ModelResponse = yield ("model", request, None)
-            update: dict[str, Any] = {"messages": response.result}
-            if response.structured_response is not None:
-                update["structured_response"] = response.structured_response
-            apply_update(self.state, update)
-            self.emit("updates", {"model": update})
-            self.emit("values", self.public(dict(self.state)))
-            to = yield from self._nodes("after_model", hooks["after_model"][::-1])
-            if to is None:
-                to = self._after_model_route()
-        if to == "tools":
-            pending = self._pending()
-            if pending:
-                self._step()
-                last = self._last_ai()
-                assert last is not None
-                return [ToolAgentAction(c["name"], c, "", [last], c["id"]) for c in pending]
+            last = self._last_ai()
+            assert last is not None
+            return [ToolAgentAction(c["name"], c, "", [last], c["id"]) for c in pending]
         yield from self._nodes("after_agent", hooks["after_agent"][::-1], jumps=False)
         return self._finished()
 
+    def _pause(self, when: str, node: str, to: str) -> str:
+        """Pause here (raise `_Paused`) if the run is to stop `when` ("before"/"after") `node`
+        and a node runs next (`to`; "end" without after_agent hooks is none); else `to`. The
+        first check after a resume, at the point it resumed, is not made again."""
+        skip = self.skip_at is not None and self._boundary(self.skip_at) == self._boundary(to)
+        self.skip_at = None
+        names = self.spec.interrupt_before if when == "before" else self.spec.interrupt_after
+        if skip or node not in names or (to == "end" and not self.spec.hooks["after_agent"]):
+            return to
+        if not self.durable:  # nowhere to pause: the run ends here, as LangGraph's does
+            raise _Paused(self._finished())
+        self.paused = True
+        messages = self.state["messages"][self.mark :]
+        call_id = f"{PAUSE_TOOL}:{self.absorbed}"
+        raise _Paused([ToolAgentAction(PAUSE_TOOL, {"to": to}, "", messages, call_id)])
+
+    def _boundary(self, to: str) -> str:
+        """The point between nodes `to` names ("model" is the model node's when no before_model
+        hooks come first)."""
+        return "model_node" if to == "model" and not self.spec.hooks["before_model"] else to
+
+    def _model_node(self) -> Generator[Effect, Any, None]:
+        """The model node: one call through the `wrap_model_call` chain, its update applied.
+        The request's messages are a copy of the history; a middleware that changed that list
+        in place has it become the history, as in LangChain (its "repaired" messages)."""
+        self._step()
+        messages = list(self.state["messages"])
+        request = ModelRequest(
+            model=self.spec.model,
+            messages=messages,
+            system_message=self.spec.system_message,
+            tools=list(self.spec.tools.values()),
+            response_format=self.spec.structured.initial,
+            state=self.state,
+            runtime=self.runtime,
+        )
+        response: ModelResponse = yield ("model", request, None)
+        update: dict[str, Any] = {"messages": response.result}
+        if response.structured_response is not None or self.spec.structured.active:
+            update["structured_response"] = response.structured_response
+        if self.spec.model_wrappers and messages != self.state["messages"]:  # only they see it
+            self.state["messages"] = add_messages([], messages)
+        apply_update(self.state, update)
+        self.emit("updates", {"model": update})
+        self.emit("values", self.public(dict(self.state)))
+
     def _finished(self) -> AgentFinish:
-        """The run's finish: the state a thread keeps (every key but per-run ones)."""
+        """The run's finish: the state a thread keeps (every key but per-run ones; a durable
+        run's typed structured response as data its journal can save)."""
         untracked = self.spec.untracked
-        return AgentFinish({k: v for k, v in self.state.items() if k not in untracked}, "")
+        state = {k: v for k, v in self.state.items() if k not in untracked}
+        if self.durable and state.get("structured_response") is not None:
+            state["structured_response"] = saved(state["structured_response"])
+        return AgentFinish(state, "")
 
     def public(self, state: dict[str, Any]) -> dict[str, Any]:
-        """`state` as `invoke` and the values stream give it: without private keys."""
+        """`state` as `invoke` and the values stream give it: without private keys, the
+        structured response typed."""
         private = self.spec.private
-        return {k: v for k, v in state.items() if k not in private} if private else state
+        if private:
+            state = {k: v for k, v in state.items() if k not in private}
+        if state.get("structured_response") is not None:
+            revived = self.spec.structured.revived(state["structured_response"])
+            state = {**state, "structured_response": revived}
+        return state
 
     def _nodes(
         self, hook: str, middleware: list[AgentMiddleware], *, jumps: bool = True
@@ -382,21 +485,38 @@ class GraphRun(BaseMultiActionAgent):
         return None
 
     def _after_model_route(self) -> str:
+        """LangGraph's edge out of the model side: tools, model again, or the end."""
+        structured = self.state.get("structured_response") is not None
+        if not self.spec.has_tool_node:
+            if self.spec.structured.tools:  # the model is asked until it gives the output
+                return "end" if structured else "model"
+            return "end"
         last = self._last_ai()
         if last is None or not last.tool_calls:
             return "end"
         if self._pending():
             return "tools"
-        return "model"
+        return "end" if structured else "model"
 
     def _all_direct(self, steps: list[tuple[Any, Any]]) -> bool:
-        """Whether every call of the last step went to a `return_direct` tool."""
+        """Whether every call of the last step that ran a known tool ran a `return_direct` one."""
         last = self._last_ai()
         if last is None or not steps:
             return False
-        names = [c["name"] for c in last.tool_calls]
         tools = self.spec.tools
-        return bool(names) and all(n in tools and tools[n].return_direct for n in names)
+        names = [c["name"] for c in last.tool_calls if c["name"] in tools]
+        return bool(names) and all(tools[n].return_direct for n in names)
+
+    def _structured_answered(self) -> bool:
+        """Whether a structured output call of the last model turn was answered without an
+        error status (LangGraph then ends after the tools node)."""
+        artificial = self.spec.structured.tools
+        if not artificial:
+            return False
+        return any(
+            isinstance(m, ToolMessage) and m.name in artificial and m.status != "error"
+            for m in self._after_last_ai()
+        )
 
     # -- effects -------------------------------------------------------------------------------
 
@@ -406,14 +526,15 @@ class GraphRun(BaseMultiActionAgent):
             return await getattr(middleware, "a" + hook)(self.state, self.runtime)
         return getattr(middleware, hook)(self.state, self.runtime)
 
-    def _bound(self, request: ModelRequest) -> Any:
-        if request.tools:
-            return request.model.bind_tools(
-                request.tools, tool_choice=request.tool_choice, **request.model_settings
-            )
-        if request.model_settings:
-            return request.model.bind(**request.model_settings)
-        return request.model
+    def _bind(self, request: ModelRequest) -> tuple[Any, Any]:
+        """The request's model bound (a model a middleware put in the request, if LangChain's,
+        adopted) and the call's structured output strategy."""
+        model = request.model
+        if model is not self.spec.model:
+            from actloop.runnables._foreign import adopt
+
+            model = adopt(model)
+        return self.spec.structured.bind(request, model)
 
     def _prompt(self, request: ModelRequest) -> list[BaseMessage]:
         if request.system_message is None:
@@ -434,20 +555,21 @@ class GraphRun(BaseMultiActionAgent):
         self.emit("messages", (chunk, metadata))
         return chunk
 
-    def _named(self, output: Any) -> ModelResponse:
+    def _response(self, output: Any, strategy: Any) -> ModelResponse:
+        """The model call's response: the reply named after the agent, with structured output."""
         if self.spec.name:
             output.name = self.spec.name
-        return ModelResponse([output])
+        return self.spec.structured.handle(output, strategy)
 
     def _call_model(self, request: ModelRequest, callbacks: Any) -> ModelResponse:
         config: dict[str, Any] = {"callbacks": callbacks}
 
         def execute(req: ModelRequest) -> ModelResponse:
-            bound, prompt = self._bound(req), self._prompt(req)
+            (bound, strategy), prompt = self._bind(req), self._prompt(req)
             if not self.stream_tokens:
-                return self._named(bound.invoke(prompt, config))
+                return self._response(bound.invoke(prompt, config), strategy)
             chunks = [self._token(c) for c in bound.stream(prompt, config)]
-            return self._named(_joined(chunks))
+            return self._response(_joined(chunks), strategy)
 
         handler: Callable[[ModelRequest], Any] = execute
         for m in reversed(self.spec.model_wrappers):
@@ -458,16 +580,36 @@ class GraphRun(BaseMultiActionAgent):
         config: dict[str, Any] = {"callbacks": callbacks}
 
         async def execute(req: ModelRequest) -> ModelResponse:
-            bound, prompt = self._bound(req), self._prompt(req)
+            (bound, strategy), prompt = self._bind(req), self._prompt(req)
             if not self.stream_tokens:
-                return self._named(await bound.ainvoke(prompt, config))
+                return self._response(await bound.ainvoke(prompt, config), strategy)
             chunks = [self._token(c) async for c in bound.astream(prompt, config)]
-            return self._named(_joined(chunks))
+            return self._response(_joined(chunks), strategy)
 
         handler: Callable[[ModelRequest], Awaitable[Any]] = execute
         for m in reversed(self.spec.model_wrappers):
             handler = _wrap_async(m, "wrap_model_call", handler)
         return as_response(await handler(request))
+
+
+def _turns(steps: list[tuple[Any, Any]]) -> list[list[tuple[Any, Any]]]:
+    """Consecutive steps of one model turn (the same message log) grouped."""
+    groups: list[list[tuple[Any, Any]]] = []
+    for step in steps:
+        if groups and groups[-1][0][0].message_log == step[0].message_log:
+            groups[-1].append(step)
+        else:
+            groups.append([step])
+    return groups
+
+
+class _Paused(Exception):
+    """A static interrupt: the plan's output is `output` (a pause, or the finish of a run that
+    cannot pause)."""
+
+    def __init__(self, output: Any) -> None:
+        super().__init__()
+        self.output = output
 
 
 def _joined(chunks: list[Any]) -> Any:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
+from actloop.agents._interrupts import PAUSE_TOOL
+from actloop.agents._interrupts import next_node as next_node_of
 from actloop.agents.types import Command, Interrupt
 from actloop.exceptions import CheckpointError
 from actloop.executor import PAUSED_KEY, Resume
@@ -103,6 +105,8 @@ class Turn:
             from actloop.agents.middleware.human_in_the_loop import interrupts_of
 
             pending = outputs[PAUSED_KEY]
+            if _static(pending):  # LangGraph's invoke gives a static interrupt's state only
+                return dict(state)
             return {**state, "__interrupt__": interrupts_of(self.spec, pending, state)}
         return outputs
 
@@ -114,10 +118,17 @@ class Turn:
         if last is None:
             return StateSnapshot({}, (), config, None, None, None, (), ())
         if last.status == "finished":
-            return StateSnapshot(dict(last.output or {}), (), config, None, None, None, (), ())
+            values = dict(last.output or {})
+            if values.get("structured_response") is not None:
+                values["structured_response"] = self.spec.structured.revived(
+                    values["structured_response"]
+                )
+            return StateSnapshot(values, (), config, None, None, None, (), ())
         interrupts: tuple[Interrupt, ...] = ()
         next_node = "tools"
-        if last.status == "paused":
+        if last.status == "paused" and _static(last.pending):
+            next_node = next_node_of(self.spec, last.pending[0]["tool_input"]["to"])
+        elif last.status == "paused":
             from actloop.agents.middleware.human_in_the_loop import interrupts_of, paused_node
 
             interrupts = tuple(interrupts_of(self.spec, last.pending, last.inputs))
@@ -127,12 +138,19 @@ class Turn:
         )
 
 
+def _static(pending: list[dict[str, Any]]) -> bool:
+    """Whether a paused run waits at a static interrupt (its pause is the one pending call)."""
+    return any(entry.get("tool") == PAUSE_TOOL for entry in pending)
+
+
 def _listed(value: Any) -> list[Any]:
     return cast("list[Any]", value) if isinstance(value, list) else [value]
 
 
 def resume_of(command: Command | None, last: ThreadHistory) -> Resume:
     """The executor's `Resume` for a `Command(resume=...)` (None: go on, deciding nothing)."""
+    if _static(last.pending):  # a static interrupt goes on with None or any Command
+        return Resume.of(approve=True)
     if command is None or command.resume is None:
         return Resume()
     from actloop.agents.middleware.human_in_the_loop import decisions_to_resume

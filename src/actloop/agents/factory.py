@@ -11,15 +11,18 @@ run deadline.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, cast
 
-from actloop.agents import _threads
-from actloop.agents._graph import GraphRun, GraphSpec, ToolNode
+from actloop.agents import _interrupts, _threads
+from actloop.agents._graph import GraphRun, GraphSpec, ToolNode, add_messages
 from actloop.agents._models import chat_model
+from actloop.agents._structured import StructuredOutput
 from actloop.agents._threads import StateSnapshot
-from actloop.agents.middleware.types import AgentMiddleware, Runtime
+from actloop.agents.middleware.human_in_the_loop import paused_node
+from actloop.agents.middleware.types import AgentMiddleware, Runtime, overrides
 from actloop.messages import SystemMessage
 
 __all__ = ["CompiledAgent", "create_agent"]
@@ -38,6 +41,67 @@ def _as_tool(thing: Any) -> Any:
 
         return tool(thing)
     return thing
+
+
+def overrides_tool_call(middleware: AgentMiddleware) -> bool:
+    """Whether `middleware` wraps tool calls (sync or async)."""
+    return any(overrides(middleware, "wrap_tool_call"))
+
+
+FALLBACK_MODELS_WITH_STRUCTURED_OUTPUT = [
+    r"(^|[/:.])gpt-4\.1($|[-/:])",
+    r"(^|[/:.])gpt-4o($|[-/:])",
+    r"(^|[/:.])gpt-5($|[-/:])",
+    r"(^|[/:.])gpt-5\.1($|[-/:])",
+    r"(^|[/:.])gpt-5\.2(-\d{4}-\d{2}-\d{2})?($|[/:])",
+    r"(^|[/:.])gpt-5\.2-(chat|codex)($|[-/:])",
+    r"(^|[/:.])gpt-5\.3($|[-/:])",
+    r"(^|[/:.])gpt-5\.4(-\d{4}-\d{2}-\d{2})?($|[/:])",
+    r"(^|[/:.])gpt-5\.4-(mini|nano)($|[-/:])",
+    r"(^|[/:.])gpt-5\.5($|[-/:])",
+    r"(^|[/:.])gpt-6-(astra|luna|sol)($|[-/:])",
+    r"(^|[/:.])claude-(fable|mythos)-5(?:-\d{8})?(?:-v\d(?::\d)?)?($|[/:])",
+    r"(^|[/:.])claude-haiku-4-5(?:-\d{8})?(?:-v\d(?::\d)?)?($|[/:])",
+    r"(^|[/:.])claude-opus-4-(5|6|7|8)(?:-\d{8})?(?:-v\d(?::\d)?)?($|[/:])",
+    r"(^|[/:.])claude-sonnet-4-(5|6)(?:-\d{8})?(?:-v\d(?::\d)?)?($|[/:])",
+    r"(^|[/:.])grok-4($|[-.:/])",
+    r"(^|[/:.])grok-build($|[-/:])",
+]
+"""LangChain 1.5's patterns of model names assumed to have native structured output when the
+model has no `profile` saying so."""
+
+
+def _supports_provider_strategy(model: Any, tools: list[Any] | None = None) -> bool:
+    """Whether `model` (an instance or a name) has native structured output: its `profile`
+    says so (not a Gemini before 3 with tools), or its name matches LangChain's list."""
+    model_name: Any = None
+    if isinstance(model, str):
+        model_name = model
+    else:
+        model = getattr(model, "langchain_model", model)  # an adopted LangChain model
+        model_name = (
+            getattr(model, "model_name", None)
+            or getattr(model, "model", None)
+            or getattr(model, "model_id", "")
+        )
+        profile: Any = getattr(model, "profile", None)
+        gemini_before_3 = (
+            bool(tools)
+            and isinstance(model_name, str)
+            and "gemini" in model_name.lower()
+            and "gemini-3" not in model_name.lower()
+        )
+        if profile is not None and profile.get("structured_output") and not gemini_before_3:
+            return True
+    if not isinstance(model_name, str) or not model_name:
+        return False
+    name = model_name.lower()
+    return any(re.search(p, name) for p in FALLBACK_MODELS_WITH_STRUCTURED_OUTPUT)
+
+
+def _provider_check(model: Any, tools: list[Any]) -> bool:
+    """`_supports_provider_strategy`, looked up when called (so a patch of it takes effect)."""
+    return _supports_provider_strategy(model, tools=tools)
 
 
 def create_agent(
@@ -60,10 +124,6 @@ def create_agent(
 ) -> CompiledAgent:
     """An agent that calls `model` with `tools` until it answers without a tool call, as
     `langchain.agents.create_agent` builds it (same arguments; see the module docstring)."""
-    if response_format is not None:
-        raise NotImplementedError("response_format is not supported yet by actloop's create_agent")
-    if interrupt_before or interrupt_after:
-        raise NotImplementedError("interrupt_before/interrupt_after are not supported yet")
     middleware = list(middleware)
     names = [m.name for m in middleware]
     if len(set(names)) != len(names):
@@ -78,7 +138,15 @@ def create_agent(
         middleware=middleware,
         system_message=system_message,
         name=name,
+        structured=StructuredOutput.of(response_format, _provider_check),
+        has_tool_node=bool(all_tools) or any(overrides_tool_call(m) for m in middleware),
+        interrupt_before=_interrupts.validated(interrupt_before, middleware),
+        interrupt_after=_interrupts.validated(interrupt_after, middleware),
     )
+    if (spec.interrupt_before or spec.interrupt_after) and paused_node(spec) is not None:
+        raise NotImplementedError(
+            "interrupt_before/interrupt_after beside HumanInTheLoopMiddleware are not supported"
+        )
     return CompiledAgent(spec, checkpointer, store, max_execution_time, name or "LangGraph")
 
 
@@ -102,7 +170,7 @@ class CompiledAgent:
     # -- one run -------------------------------------------------------------------------------
 
     def _prepare(
-        self, input: Any, config: dict[str, Any] | None, context: Any
+        self, input: Any, config: dict[str, Any] | None, context: Any, durable: bool
     ) -> tuple[Any, dict[str, Any], GraphRun]:
         from actloop.executor import AgentExecutor
 
@@ -111,7 +179,10 @@ class CompiledAgent:
         runtime = Runtime(context=context, store=self.store, config=config)
         run = GraphRun(self.spec, runtime, limit, config)
         runtime.stream_writer = lambda chunk: run.emit("custom", chunk)
-        tools = [ToolNode(t, run) for t in self.spec.tools.values()]
+        run.durable = durable
+        tools: list[Any] = [ToolNode(t, run) for t in self.spec.tools.values()]
+        if durable and (self.spec.interrupt_before or self.spec.interrupt_after):
+            tools.append(_interrupts.PauseNode())
         executor = AgentExecutor(
             agent=run,
             tools=tools,
@@ -122,7 +193,10 @@ class CompiledAgent:
         if not isinstance(input, dict):
             return executor, input, run  # a Resume of a paused or broken turn
         inputs = dict(cast("dict[str, Any]", input))
-        return executor, {**inputs, "messages": list(inputs.get("messages", []))}, run
+        # messages as message objects with ids (LangGraph's reducer), before the journal saves
+        # them: a resumed run then has the same ones, ("user", text) pairs included
+        messages = add_messages([], _listed(inputs.get("messages", [])))
+        return executor, {**inputs, "messages": messages}, run
 
     def invoke(
         self, input: Any, config: dict[str, Any] | None = None, *, context: Any = None, **_: Any
@@ -161,7 +235,7 @@ class CompiledAgent:
             input = turn.input(input)
             configurable: dict[str, Any] = dict(run_config.get("configurable") or {})
             run_config["configurable"] = {**configurable, "thread_id": turn.run_id}
-        executor, inputs, run = self._prepare(input, config, context)
+        executor, inputs, run = self._prepare(input, config, context, turn is not None)
         if turn is not None:
             executor.checkpointer = self.checkpointer
         return _Call(executor, inputs, run_config, run)
@@ -238,7 +312,7 @@ class CompiledAgent:
         while True:
             mode, payload = chunks.get()
             if mode is _DONE:
-                yield from _ending(payload, modes, single)
+                yield from _ending(payload, modes, single, call.run.paused)
                 return
             yield payload if single else (mode, payload)
 
@@ -277,7 +351,7 @@ class CompiledAgent:
             while True:
                 mode, payload = await chunks.get()
                 if mode is _DONE:
-                    for chunk in _ending(payload, modes, single):
+                    for chunk in _ending(payload, modes, single, call.run.paused):
                         yield chunk
                     return
                 yield payload if single else (mode, payload)
@@ -310,15 +384,19 @@ def _listen(run: GraphRun, modes: tuple[str, ...], put: Any) -> None:
     run.sink = lambda mode, payload: put((mode, payload)) if mode in modes else None
 
 
-def _ending(outcome: Any, modes: tuple[str, ...], single: bool) -> Iterator[Any]:
-    """The last chunks: a paused run's interrupts (as LangGraph's updates give them), or the
-    run's error raised."""
+def _ending(outcome: Any, modes: tuple[str, ...], single: bool, static: bool) -> Iterator[Any]:
+    """The last chunks: a paused run's interrupts (as LangGraph's updates give them; none for a
+    static interrupt), or the run's error raised."""
     if isinstance(outcome, BaseException):
         raise outcome
     interrupts = outcome.get("__interrupt__")
-    if interrupts and "updates" in modes:
-        chunk = {"__interrupt__": tuple(interrupts)}
+    if (interrupts or static) and "updates" in modes:
+        chunk = {"__interrupt__": tuple(interrupts or ())}
         yield chunk if single else ("updates", chunk)
+
+
+def _listed(value: Any) -> list[Any]:
+    return cast("list[Any]", value) if isinstance(value, list) else [value]
 
 
 class _Call:

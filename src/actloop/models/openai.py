@@ -18,7 +18,7 @@ import contextlib
 import os
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from actloop.chat_models import BaseChatModel, LanguageModelInput
 from actloop.exceptions import ConfigurationError
@@ -156,17 +156,25 @@ class ChatOpenAI(BaseChatModel):
         tool_choice: dict[str, Any] | str | bool | None = None,
         strict: bool | None = None,
         parallel_tool_calls: bool | None = None,
+        response_format: dict[str, Any] | type | None = None,
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, AIMessage]:
-        """This model with `tools` sent to every call, as langchain-openai's `bind_tools` does."""
+        """This model with `tools` sent to every call, as langchain-openai's `bind_tools` does:
+        with a `response_format` (a JSON schema, or `create_agent`'s provider strategy's
+        `{"type": "json_schema", "json_schema": {...}}`) the tools are strict unless
+        `strict=False`, and the format is sent as OpenAI's `json_schema` response format."""
         from actloop.tools import convert_to_openai_tool
 
+        if response_format and strict is not False:
+            strict = True  # OpenAI requires strict tools beside a json_schema response format
         schemas = [convert_to_openai_tool(t, strict=strict) for t in tools]
         if parallel_tool_calls is not None:
             kwargs["parallel_tool_calls"] = parallel_tool_calls
         if tool_choice is not None and tool_choice is not False:
             names = [s["function"]["name"] for s in schemas if "function" in s]
             kwargs["tool_choice"] = _tool_choice(tool_choice, names)
+        if response_format:
+            kwargs["response_format"] = _response_format(response_format, strict)
         return self.bind(tools=schemas, **kwargs)
 
     # -- clients and requests ------------------------------------------------------------------
@@ -341,6 +349,29 @@ async def _aopened(create: Callable[..., Any], request: dict[str, Any]) -> Async
         except UnicodeEncodeError:
             resp = await stack.enter_async_context(create(**without_surrogates(request)))
         yield resp
+
+
+def _response_format(response_format: dict[str, Any] | type, strict: bool | None) -> Any:
+    """OpenAI's `response_format` for a schema, as langchain-openai's `bind_tools` makes it
+    (create_agent's `json_schema` wrapper is unwrapped; its `strict` wins)."""
+    from actloop.tools import convert_to_openai_function
+
+    if isinstance(response_format, dict):
+        inner: Any = response_format.get("json_schema")
+        if response_format.get("type") == "json_schema" and isinstance(inner, dict):
+            if "schema" in inner:
+                strict = cast("dict[str, Any]", inner).get("strict")
+                response_format = cast("dict[str, Any]", inner)["schema"]
+            else:
+                return response_format
+    if isinstance(response_format, dict) and {"name", "schema"} <= response_format.keys():
+        return {"type": "json_schema", "json_schema": response_format}
+    if strict is None:
+        given = response_format.get("strict") if isinstance(response_format, dict) else None
+        strict = given if isinstance(given, bool) else False
+    function = convert_to_openai_function(response_format, strict=strict)
+    function["schema"] = function.pop("parameters")
+    return {"type": "json_schema", "json_schema": function}
 
 
 def _tool_choice(choice: dict[str, Any] | str | bool, names: list[str]) -> dict[str, Any] | str:

@@ -20,6 +20,7 @@ from actloop.agents.middleware.tool_retry import ToolRetryMiddleware
 from actloop.agents.middleware.types import (
     AgentMiddleware,
     AgentState,
+    ModelCallResult,
     ModelRequest,
     ModelResponse,
     Runtime,
@@ -42,6 +43,7 @@ __all__ = [
     "InterruptOnConfig",
     "ModelCallLimitExceededError",
     "ModelCallLimitMiddleware",
+    "ModelCallResult",
     "ModelFallbackMiddleware",
     "ModelRequest",
     "ModelResponse",

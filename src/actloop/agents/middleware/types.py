@@ -21,6 +21,7 @@ from actloop.messages import AIMessage, BaseMessage, SystemMessage
 __all__ = [
     "AgentMiddleware",
     "AgentState",
+    "ModelCallResult",
     "ModelRequest",
     "ModelResponse",
     "Runtime",
@@ -106,6 +107,10 @@ class ModelResponse:
 
     result: list[BaseMessage]
     structured_response: Any = None
+
+
+ModelCallResult = ModelResponse | AIMessage
+"""What a `wrap_model_call` hook may return (LangChain's alias)."""
 
 
 @dataclass
