@@ -53,6 +53,7 @@ __all__ = [
     "error_type",
     "public_id",
     "read",
+    "takes_history",
     "turn_id",
 ]
 
@@ -74,6 +75,20 @@ def public_id(run_id: str) -> tuple[str, int]:
     if sep and tail.isdigit():
         return head, int(tail)
     return run_id, 1
+
+
+def takes_history(executor: AgentExecutor) -> bool:
+    """Whether the agent takes a `chat_history` input: a declared input key, or, for an agent
+    built on a Runnable (which declares none), a variable of a prompt in its chain."""
+    keys = executor.input_keys
+    if keys:
+        return "chat_history" in keys
+    runnable: Any = getattr(executor.agent, "runnable", None)
+    for step in cast("list[Any]", getattr(runnable, "steps", [runnable])):
+        names = [*getattr(step, "input_variables", ()), *getattr(step, "optional_variables", ())]
+        if "chat_history" in names:
+            return True
+    return False
 
 
 def error_type(error: str | None) -> str | None:
@@ -151,7 +166,9 @@ class ThreadService:
             return []
         runs = [first]
         while True:  # turns are numbered without gaps
-            record = await read(self.store.aget(turn_id(thread_id, len(runs) + 1), timeout=STORE_WAIT))
+            record = await read(
+                self.store.aget(turn_id(thread_id, len(runs) + 1), timeout=STORE_WAIT)
+            )
             if record is None:
                 return runs
             runs.append(record)
@@ -199,9 +216,10 @@ class ThreadService:
             latest = runs[-1]
             if self.live(thread_id) or latest.status != "finished":
                 raise HttpError(
-                    409, f"thread {thread_id!r} has a run {_state(latest.status)}; resume it instead"
+                    409,
+                    f"thread {thread_id!r} has a run {_state(latest.status)}; resume it instead",
                 )
-            if "chat_history" in self.executor.input_keys and "chat_history" not in inputs:
+            if takes_history(self.executor) and "chat_history" not in inputs:
                 inputs["chat_history"] = await self._conversation(runs)
         return self._run(thread_id, len(runs) + 1, inputs)
 
@@ -218,7 +236,9 @@ class ThreadService:
         if self.live(thread_id):
             raise HttpError(409, f"thread {thread_id!r} has a run going on")
         if found.status == "finished":
-            raise HttpError(409, f"thread {thread_id!r} already finished; there is nothing to resume")
+            raise HttpError(
+                409, f"thread {thread_id!r} already finished; there is nothing to resume"
+            )
         if found.pending:
             _check_ids((approve, reject, edit), {str(p.get("id")) for p in found.pending})
         _, turn = public_id(found.record.thread_id)
@@ -248,7 +268,9 @@ class ThreadService:
         messages: list[Any] = []
         for record in runs:
             found = await self.decode(record)
-            messages.extend(cast(list[Any], found.inputs.get("chat_history") or [])[len(messages) :])
+            messages.extend(
+                cast(list[Any], found.inputs.get("chat_history") or [])[len(messages) :]
+            )
             question = found.inputs.get("input")
             answer = (found.output or {}).get("output")
             if question is not None:
