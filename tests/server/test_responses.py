@@ -492,6 +492,15 @@ BAD_REQUESTS: list[tuple[dict[str, Any], int, dict[str, Any]]] = [
         ),
     ),
     (
+        {"model": "agent", "input": "hi", "text": {"format": {"type": "json_object"}}},
+        400,
+        invalid(
+            "'text.format' is not supported: the agent answers in text",
+            "text.format",
+            "unsupported_parameter",
+        ),
+    ),
+    (
         {"model": "agent", "input": "hi", "stream": "yes"},
         400,
         invalid("'stream' must be true or false", "stream", "invalid_value"),

@@ -71,6 +71,7 @@ class Meta:
 
     @property
     def id(self) -> str:
+        """The response's id."""
         return response_id(self.thread_id, self.turn)
 
     @property
@@ -80,13 +81,19 @@ class Meta:
 
 
 def meta_of(executor: AgentExecutor, thread_id: str, turn: int) -> Meta:
+    """The shared parts of turn `turn` of `thread_id`; the agent's tools as function tools."""
+    return Meta(served_name(executor), thread_id, turn, [_tool(t) for t in executor.tools])
+
+
+def _tool(tool: Any) -> dict[str, Any]:
+    """A tool of the agent as a Responses function tool (its name alone when it has no schema)."""
     from actloop.tools import convert_to_openai_function
 
-    tools: list[dict[str, Any]] = []
-    for tool in executor.tools:
+    try:
         spec = convert_to_openai_function(tool)
-        tools.append({"type": "function", **spec, "strict": False})
-    return Meta(served_name(executor), thread_id, turn, tools)
+    except Exception:  # a tool without a usable schema is still named
+        spec = {"name": str(getattr(tool, "name", tool)), "parameters": None}
+    return {"type": "function", **spec, "strict": False}
 
 
 def skeleton(meta: Meta, status: str, created: float, output: list[Any]) -> dict[str, Any]:
@@ -134,6 +141,7 @@ def response_object(
 
 
 def failure(kind: str) -> dict[str, str]:
+    """What a failed response says: the exception type, never its message."""
     return {"code": "server_error", "message": f"the run failed ({kind})"}
 
 
@@ -156,10 +164,12 @@ def _items(meta: Meta, found: ThreadHistory, answer_id: str | None) -> list[dict
 
 
 def _json(value: Any) -> str:
+    """A tool input as the JSON text of `arguments`."""
     return json_text(value)
 
 
 def _text(value: Any) -> str:
+    """A value as text: a string as it is, anything else as JSON."""
     return value if isinstance(value, str) else json_text(value)
 
 
@@ -171,6 +181,7 @@ def _answer(outputs: Any) -> str:
 
 
 def _call_item(meta: Meta, call_id: str, name: str, args: Any, done: bool = True) -> dict[str, Any]:
+    """A tool call the agent made (`done=False`: its arguments still to stream)."""
     return {
         "type": "function_call",
         "id": f"fc_{meta.core}_{call_id}",
@@ -182,6 +193,7 @@ def _call_item(meta: Meta, call_id: str, name: str, args: Any, done: bool = True
 
 
 def _result_item(meta: Meta, call_id: str, observation: Any) -> dict[str, Any]:
+    """A call's result: what the tool returned to the agent."""
     return {
         "type": "function_call_output",
         "id": f"fco_{meta.core}_{call_id}",
@@ -192,6 +204,7 @@ def _result_item(meta: Meta, call_id: str, observation: Any) -> dict[str, Any]:
 
 
 def _approval_item(meta: Meta, pending: dict[str, Any]) -> dict[str, Any]:
+    """A call waiting for a person: its `id` is the call id decisions name."""
     return {
         "type": "mcp_approval_request",
         "id": str(pending.get("id")),
@@ -207,10 +220,12 @@ def _message_id(meta: Meta, turn: int) -> str:
 
 
 def _part(text: str) -> dict[str, Any]:
+    """The one text part of a message."""
     return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
 
 
 def _message(ident: str, text: str | None, status: str, phase: str | None) -> dict[str, Any]:
+    """An assistant message (`text` None: opened, its part still to come)."""
     return {
         "type": "message",
         "id": ident,
@@ -265,10 +280,12 @@ class ItemStream:
         return self._final({k: v for k, v in chunk.items() if k != "messages"})
 
     def _add(self, item: dict[str, Any]) -> list[StreamEvent]:
+        """Add an item: the `output_item.added` event."""
         self.items.append(item)
         return [("response.output_item.added", {"output_index": len(self.items) - 1, "item": item})]
 
     def _done(self, index: int, item: dict[str, Any]) -> StreamEvent:
+        """An item in its final form: the `output_item.done` event."""
         self.items[index] = item
         return ("response.output_item.done", {"output_index": index, "item": item})
 
@@ -284,6 +301,7 @@ class ItemStream:
         return [*events, ("response.content_part.added", {**where, "part": _part("")})]
 
     def _token(self, text: str, ident: str | None = None) -> list[StreamEvent]:
+        """A piece of the model's text, in the open message (opened first if none is)."""
         events = self._open(ident or _message_id(self.meta, self.act + 1)) if not self.open else []
         assert self.open is not None
         index, ident = self.open
@@ -305,6 +323,7 @@ class ItemStream:
         ]
 
     def _actions(self, actions: list[Any]) -> list[StreamEvent]:
+        """The calls the agent planned: a new step unless the last item was a plan too."""
         events = self.close("commentary")
         if not self.planning:  # the first action of a step
             self.act, self.planning, self.waiting = self.act + 1, True, []
@@ -315,6 +334,7 @@ class ItemStream:
         return events
 
     def _call(self, call_id: str, action: Any) -> list[StreamEvent]:
+        """A call item, its arguments streamed in one delta."""
         name, args = str(action.get("tool")), action.get("tool_input")
         events = self._add(_call_item(self.meta, call_id, name, args, done=False))
         index = len(self.items) - 1
@@ -327,6 +347,7 @@ class ItemStream:
         return events
 
     def _steps(self, steps: list[Any]) -> list[StreamEvent]:
+        """Results of calls: each matched to its planned call of the current step."""
         events = self.close("commentary")
         for step in steps:
             action = step.get("action")
@@ -340,6 +361,7 @@ class ItemStream:
         return events
 
     def _final(self, outputs: dict[str, Any]) -> list[StreamEvent]:
+        """The run's answer: the open message when it says just that, else a new one."""
         answer = _answer(outputs)
         if self.open is not None and self.text == answer:
             self.answer_id = self.open[1]

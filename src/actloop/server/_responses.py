@@ -127,11 +127,14 @@ async def _events(service: ThreadService, started: Started, meta: Meta) -> Async
         for kind, fields in stream.close(None, "incomplete"):
             yield event(kind, fields)
         kind, body = await _terminal(service, meta, stream, ended)
-    except Exception as exc:
-        if not isinstance(exc, HttpError):
+    except Exception as exc:  # the store did not answer, or a bug: still one terminal event
+        if isinstance(exc, HttpError):
+            reason = exc.reason
+        else:
             log.exception("a Responses stream failed")
+            reason = f"the stream failed ({type(exc).__name__}); see the server log"
         body = skeleton(meta, "failed", created, stream.items)
-        body["error"] = failure(type(exc).__name__)
+        body["error"] = {"code": "server_error", "message": reason}
         kind = "response.failed"
     yield event(kind, {"response": body})
 
@@ -186,6 +189,11 @@ def _ask(body: dict[str, Any], executor: AgentExecutor) -> _Ask:
     for key, why in _REASONS.items():
         if body.get(key) not in (None, "", []):
             raise ApiError(400, f"'{key}' is not supported: {why}", "unsupported_parameter", key)
+    text = body.get("text")
+    form = cast("dict[str, Any]", text).get("format") if isinstance(text, dict) else None
+    if form is not None and form != {"type": "text"}:
+        why = "'text.format' is not supported: the agent answers in text"
+        raise ApiError(400, why, "unsupported_parameter", "text.format")
     previous = body.get("previous_response_id")
     if previous is not None and not isinstance(previous, str):
         raise ApiError(
@@ -202,6 +210,7 @@ def _ask(body: dict[str, Any], executor: AgentExecutor) -> _Ask:
 
 
 def _flag(body: dict[str, Any], key: str) -> bool:
+    """A boolean field of the request (absent: false)."""
     value = body.get(key)
     if value is not None and not isinstance(value, bool):
         raise ApiError(400, f"'{key}' must be true or false", "invalid_value", key)
@@ -209,6 +218,7 @@ def _flag(body: dict[str, Any], key: str) -> bool:
 
 
 def _bad_input(reason: str) -> ApiError:
+    """A 400 about `input`."""
     return ApiError(400, reason, "invalid_value", "input")
 
 
@@ -238,6 +248,7 @@ def _input(value: Any) -> tuple[list[tuple[str, str]], list[tuple[str, bool, str
 
 
 def _message_in(item: dict[str, Any]) -> tuple[str, str]:
+    """An input message as (role, text); only text content is taken."""
     role, content = item.get("role"), item.get("content")
     if role not in _ROLES:
         raise _bad_input(f"a message's role must be one of {', '.join(sorted(_ROLES))}")
@@ -256,6 +267,7 @@ def _message_in(item: dict[str, Any]) -> tuple[str, str]:
 
 
 def _approval_in(item: dict[str, Any]) -> tuple[str, bool, str | None]:
+    """An `mcp_approval_response` item as (call id, approve, reason)."""
     ident, approve, reason = (
         item.get("approval_request_id"),
         item.get("approve"),
@@ -321,6 +333,7 @@ async def _begin(service: ThreadService, ask: _Ask) -> Started:
 
 
 def _why_not(given: str, status: str) -> str:
+    """Why the turn of response `given` cannot be continued with a message."""
     if status == "paused":
         answer = "answer its mcp_approval_request items with mcp_approval_response items"
         return f"response {given!r} waits for approval: {answer}"
@@ -333,6 +346,7 @@ def _why_not(given: str, status: str) -> str:
 
 
 def _service(request: Request) -> ThreadService:
+    """The durable-thread service every protocol shares."""
     return request.app.state.threads
 
 
@@ -369,6 +383,7 @@ async def get_response(request: Request) -> Response:
 
 
 def _model(name: str) -> dict[str, Any]:
+    """The agent as an OpenAI model object."""
     return {"id": name, "object": "model", "created": 0, "owned_by": "actloop"}
 
 
