@@ -4,6 +4,7 @@ loopback: plain, streamed, continued, paused and approved, failed, refused, read
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,12 @@ from pydantic import TypeAdapter
 
 from actloop import AgentExecutor
 from actloop.checkpoint import SqliteCheckpointer
-from actloop.messages import BaseMessage, HumanMessage
+from actloop.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from actloop.prompts import ChatPromptTemplate
 from actloop.server import create_app
 from actloop.testing import FunctionChatModel
 from actloop.tool_calling import create_tool_calling_agent
+from actloop.tools import tool
 from support import openai_server
 from support.serve import Serve, start_serve, stop_serve
 
@@ -557,27 +559,136 @@ def test_unknown_ids_and_models_are_404(client: OpenAI, url: str) -> None:
     }
 
 
-def test_a_background_response_is_read_back_when_its_thread_ends(client: OpenAI, url: str) -> None:
+def retrieve_events(client: OpenAI, response_id: str, **query: Any) -> list[dict[str, Any]]:
+    """Every event of a retrieve with stream=True, checked against the SDK's event models."""
+    events = []
+    with client.responses.retrieve(response_id, stream=True, **query) as stream:
+        for event in stream:
+            data = event.to_dict()
+            EVENTS.validate_python(data)
+            events.append(data)
+    return events
+
+
+def test_bad_retrieve_queries_get_openai_errors(client: OpenAI, url: str) -> None:
+    rid = client.responses.create(model="agent", input="add 1 1").id
+    with httpx.Client(base_url=url, timeout=30) as raw:
+        for query, param, message in [
+            ("stream=maybe", "stream", "'stream' must be true or false"),
+            ("starting_after=3", "starting_after", "'starting_after' needs stream=true"),
+        ]:
+            assert error_of(raw.get(f"/v1/responses/{rid}?{query}")) == (
+                400,
+                invalid(message, param, "invalid_value"),
+            )
+        assert error_of(raw.get(f"/v1/responses/{rid}?stream=true&starting_after=x")) == (
+            400,
+            invalid("starting_after must be a whole number of at most 18 digits", None, None),
+        )
+
+
+def test_a_background_response_streams_until_it_ends(client: OpenAI, url: str) -> None:
     started = client.responses.create(model="agent", input="slow 2", background=True)
     assert (started.status, started.background, started.output) == ("in_progress", True, [])
+    events = retrieve_events(client, started.id)  # live, or rebuilt if it already ended
+    assert (events[0]["type"], events[-1]["type"]) == ("response.created", "response.completed")
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+    assert events[-1]["response"] == strict(client.responses.retrieve(started.id))
+    assert client.responses.retrieve(started.id).output_text == "Napped 2 times."
     thread = thread_of(started.id)
-    with httpx.Client(base_url=url, timeout=30) as raw:
-        with raw.stream("GET", f"/threads/{thread}/events") as events:
-            lines = list(events.iter_lines())
-        assert "event: end" in lines
-        assert raw.get(f"/threads/{thread}").json()["thread_id"] == thread  # one thread, two APIs
-    done = client.responses.retrieve(started.id)
-    assert (done.status, done.output_text) == ("completed", "Napped 2 times.")
+    with httpx.Client(base_url=url, timeout=30) as raw:  # one thread, two APIs
+        assert raw.get(f"/threads/{thread}").json()["thread_id"] == thread
 
 
-def test_a_client_that_leaves_a_stream_does_not_stop_the_run(client: OpenAI, url: str) -> None:
-    with client.responses.create(model="agent", input="slow 3", stream=True) as stream:
-        first = next(iter(stream))
-    rid = first.response.id  # type: ignore[union-attr]
-    with httpx.Client(base_url=url, timeout=30) as raw:
-        with raw.stream("GET", f"/threads/{thread_of(rid)}/events") as events:
-            assert "event: end" in list(events.iter_lines())
-    assert client.responses.retrieve(rid).output_text == "Napped 3 times."
+def test_the_stream_of_a_response_that_ended_is_rebuilt(client: OpenAI) -> None:
+    done = client.responses.create(model="agent", input="add 2 40")
+    events = retrieve_events(client, done.id)
+    assert [e["type"] for e in events] == [
+        "response.created",
+        "response.in_progress",
+        *["response.output_item.added", "response.output_item.done"] * 3,
+        "response.completed",
+    ]
+    assert [e["item"] for e in events[2:8:2]] == strict(done)["output"]
+    assert events[-1]["response"] == strict(done)
+    rest = retrieve_events(client, done.id, starting_after=5)
+    assert rest == events[6:]
+
+
+@pytest.fixture
+def gate() -> Iterator[threading.Event]:
+    """A gate the gated agent's tool waits at; opened at the end whatever happened."""
+    opened = threading.Event()
+    yield opened
+    opened.set()
+
+
+def gated_executor(gate: threading.Event) -> AgentExecutor:
+    """An agent whose one tool waits until the test opens `gate`."""
+
+    @tool
+    def wait_at_gate(name: str) -> str:
+        """Wait until the gate opens."""
+        gate.wait(60)
+        return f"{name} went through"
+
+    def policy(messages: list[BaseMessage]) -> AIMessage | str:
+        results = [m.text for m in messages if isinstance(m, ToolMessage)]
+        if not results:
+            return AIMessage(
+                "", tool_calls=[{"name": "wait_at_gate", "args": {"name": "Ada"}, "id": "c0"}]
+            )
+        return f"Done: {results[0]}"
+
+    prompt = ChatPromptTemplate.from_messages(
+        [("human", "{input}"), ("placeholder", "{agent_scratchpad}")]
+    )
+    agent = create_tool_calling_agent(FunctionChatModel(policy), [wait_at_gate], prompt)
+    return AgentExecutor(agent=agent, tools=[wait_at_gate])
+
+
+def test_a_client_that_leaves_a_stream_comes_back_and_misses_nothing(
+    serve: Serve, gate: threading.Event
+) -> None:
+    url = serve(create_app(gated_executor(gate)))
+    with OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0) as sdk:
+        seen = []
+        with sdk.responses.create(model="agent", input="go", stream=True) as stream:
+            for event in stream:  # leave once the call is announced: the tool waits at the gate
+                seen.append(event.to_dict())
+                if event.type == "response.output_item.done":
+                    break
+        rid = seen[0]["response"]["id"]
+        with sdk.responses.retrieve(rid, stream=True, starting_after=len(seen) - 1) as again:
+            gate.set()  # the run was still going: the retrieve follows it live
+            rest = [event.to_dict() for event in again]
+        whole = retrieve_events(sdk, rid)
+    assert [e["type"] for e in seen] == [
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.done",
+        "response.output_item.done",
+    ]
+    assert [e["sequence_number"] for e in rest] == list(range(len(seen), len(seen) + len(rest)))
+    assert [e["type"] for e in rest] == [
+        "response.output_item.added",
+        "response.output_item.done",
+        "response.output_item.added",
+        "response.content_part.added",
+        *["response.output_text.delta"] * 4,
+        "response.output_text.done",
+        "response.content_part.done",
+        "response.output_item.done",
+        "response.completed",
+    ]
+    assert rest[0]["item"]["output"] == "Ada went through"
+    assert (rest[-1]["type"], rest[-1]["response"]["output"][-1]["content"][0]["text"]) == (
+        "response.completed",
+        "Done: Ada went through",
+    )
+    assert whole[-1]["response"] == rest[-1]["response"]
 
 
 def test_the_token_is_the_sdk_api_key(tmp_path: Path) -> None:

@@ -1,8 +1,10 @@
 """OpenAI's Responses API at `/v1`: the served agent as a model the official `openai` SDK calls.
 
 `POST /v1/responses` runs one turn of a durable thread through `ThreadService` (plain, in the
-background, or streamed as the SDK's server-sent events), `GET /v1/responses/{id}` reads it back,
-`GET /v1/models` lists the agent (its `name`, else `"agent"`).
+background, or streamed as the SDK's server-sent events), `GET /v1/responses/{id}` reads it back
+(`?stream=true`: follows it live while it runs in this process, from `starting_after`, else
+rebuilds its events from the store), `GET /v1/models` lists the agent (its `name`, else
+`"agent"`).
 
 - A response is one turn of a thread: its id is `resp_{turn}_{thread}`, so the server needs no
   memory of its own to find it; `previous_response_id` starts the next turn of that thread (an
@@ -30,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from actloop.server._http import HttpError, JsonResponse, log, read_json, sse
+from actloop.server._http import HttpError, JsonResponse, log, parse_int, read_json, sse
 from actloop.server._langserve import check_thread_id
 from actloop.server._response_objects import (
     TERMINAL,
@@ -104,15 +106,38 @@ def parse_response_id(text: str) -> tuple[str, int]:
         raise ApiError(404, f"no response {text[:120]!r}", "not_found") from None
 
 
-async def _events(service: ThreadService, started: Started, meta: Meta) -> AsyncIterator[str]:
-    """The turn's stream: created, in progress, its items, then exactly one terminal event."""
-    sequence = 0
+def _numbered(after: int) -> Callable[[str, dict[str, Any]], str]:
+    """Writes the stream's events, numbered from 0; those numbered up to `after` as nothing."""
+    sequence = -1
 
     def event(kind: str, fields: dict[str, Any]) -> str:
         nonlocal sequence
         sequence += 1
-        return sse(kind, json_text({"type": kind, **fields, "sequence_number": sequence - 1}))
+        if sequence <= after:
+            return ""
+        return sse(kind, json_text({"type": kind, **fields, "sequence_number": sequence}))
 
+    return event
+
+
+def _sse(events: AsyncIterator[str]) -> StreamingResponse:
+    """A stream of server-sent events (empty strings, skipped events, are not sent)."""
+
+    async def body() -> AsyncIterator[str]:
+        async for text in events:
+            if text:
+                yield text
+
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return StreamingResponse(body(), media_type="text/event-stream", headers=headers)
+
+
+async def _events(
+    service: ThreadService, started: Started, meta: Meta, after: int = -1
+) -> AsyncIterator[str]:
+    """The turn's stream: created, in progress, its items, then exactly one terminal event
+    (the events numbered up to `after` are left out)."""
+    event = _numbered(after)
     created = time.time()
     for kind in ("response.created", "response.in_progress"):
         yield event(kind, {"response": skeleton(meta, "in_progress", created, [])})
@@ -358,28 +383,59 @@ async def create_response(request: Request) -> Response:
     started = await _begin(service, ask)
     meta = meta_of(service.executor, started.thread_id, started.turn)
     if ask.stream:
-        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-        body = _events(service, started, meta)
-        return StreamingResponse(body, media_type="text/event-stream", headers=headers)
+        return _sse(_events(service, started, meta))
     if ask.background:
         return JsonResponse({**skeleton(meta, "in_progress", time.time(), []), "background": True})
     return JsonResponse(response_object(meta, await service.wait(started)))
 
 
 async def get_response(request: Request) -> Response:
-    """`GET /v1/responses/{id}`: the turn as it stands (in progress, or how it ended)."""
+    """`GET /v1/responses/{id}`: the turn as it stands (in progress, or how it ended); with
+    `?stream=true` its events (`starting_after=N`: those after event N), live while it runs."""
     given = request.path_params["response_id"]
     thread_id, turn = parse_response_id(given)
-    if request.query_params.get("stream") not in (None, "false"):
-        raise ApiError(
-            400, "streaming a stored response is not supported", "unsupported_parameter", "stream"
-        )
+    stream, after = _stream_query(request)
     service = _service(request)
     runs = await service.turns(thread_id)
     if turn > len(runs):
         raise ApiError(404, f"no response {given[:120]!r}", "not_found")
-    found = await service.decode(runs[turn - 1])
-    return JsonResponse(response_object(meta_of(service.executor, thread_id, turn), found))
+    meta = meta_of(service.executor, thread_id, turn)
+    current = service.running(thread_id) if stream else None
+    if current is not None and current.turn == turn:
+        return _sse(_events(service, current, meta, after))
+    body = response_object(meta, await service.decode(runs[turn - 1]))
+    if not stream:
+        return JsonResponse(body)
+    if body["status"] not in TERMINAL:
+        why = "is not going on in this server process; retrieve it without stream"
+        raise ApiError(409, f"response {given!r} {why}")
+    return _sse(_replay(body, after))
+
+
+def _stream_query(request: Request) -> tuple[bool, int]:
+    """`stream` and `starting_after` of a retrieve (-1: from the first event)."""
+    query = request.query_params
+    stream = query.get("stream", "false")
+    if stream not in ("true", "false"):
+        raise ApiError(400, "'stream' must be true or false", "invalid_value", "stream")
+    after = query.get("starting_after")
+    if after is not None and stream == "false":
+        why = "'starting_after' needs stream=true"
+        raise ApiError(400, why, "invalid_value", "starting_after")
+    return stream == "true", parse_int(after, "starting_after") if after is not None else -1
+
+
+async def _replay(body: dict[str, Any], after: int) -> AsyncIterator[str]:
+    """The events of a turn that is over, rebuilt from what was saved: each item whole."""
+    event = _numbered(after)
+    start: dict[str, Any] = {**body, "status": "in_progress", "output": []}
+    start.update(error=None, completed_at=None)
+    for kind in ("response.created", "response.in_progress"):
+        yield event(kind, {"response": start})
+    for index, item in enumerate(body["output"]):
+        for kind in ("response.output_item.added", "response.output_item.done"):
+            yield event(kind, {"output_index": index, "item": item})
+    yield event(TERMINAL[body["status"]], {"response": body})
 
 
 def _model(name: str) -> dict[str, Any]:

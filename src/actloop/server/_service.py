@@ -24,6 +24,7 @@ import copy
 import json
 import logging
 import uuid
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -134,6 +135,10 @@ class ThreadService:
             executor.checkpointer = InMemorySaver()
         self.executor = executor
         self.hub = hub
+        self._started: weakref.WeakKeyDictionary[EventLog, tuple[str, int, int]]
+        self._started = weakref.WeakKeyDictionary()
+        """(run id, turn, first event) of the latest run started on each event log (a value that
+        does not hold the log, so an entry goes with its log)."""
 
     @property
     def store(self) -> BaseCheckpointer:
@@ -197,6 +202,14 @@ class ThreadService:
         event_log = self.hub.thread_log(thread_id)
         return bool(event_log and event_log.live)
 
+    def running(self, thread_id: str) -> Started | None:
+        """The run of `thread_id` going on in this process (its turn, where its events start)."""
+        event_log = self.hub.thread_log(thread_id)
+        if event_log is None or not event_log.live or event_log not in self._started:
+            return None
+        run_id, turn, first = self._started[event_log]
+        return Started(thread_id, run_id, turn, event_log, first)
+
     def follow(self, thread_id: str, after: int = -1) -> AsyncIterator[Event]:
         """The thread's events after event `after`; 404 when no run of it was started here."""
         event_log = self.hub.thread_log(thread_id)
@@ -259,6 +272,7 @@ class ThreadService:
         config = cast("RunnableConfig", {"configurable": {"thread_id": run_id}})
         event_log = self.hub.start(_chunks(self.executor, inputs, config), thread_id)
         first = len(event_log.events)
+        self._started[event_log] = (run_id, turn, first)
         return Started(thread_id, run_id, turn, event_log, first)
 
     async def _conversation(self, runs: list[RunRecord]) -> list[Any]:
