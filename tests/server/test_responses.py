@@ -252,11 +252,25 @@ def test_a_paused_run_ends_incomplete_and_goes_on_when_approved(client: OpenAI) 
         f"response {paused.id!r} waits for approval: answer its mcp_approval_request items "
         "with mcp_approval_response items"
     )
-    approved = client.responses.create(
-        model="agent",
-        previous_response_id=paused.id,
-        input=[{"type": "mcp_approval_response", "approval_request_id": "0-0", "approve": True}],
+
+    def decide(*decisions: tuple[str, bool]) -> Response:
+        items: list[Any] = [
+            {"type": "mcp_approval_response", "approval_request_id": i, "approve": yes}
+            for i, yes in decisions
+        ]
+        return client.responses.create(model="agent", previous_response_id=paused.id, input=items)
+
+    with pytest.raises(openai.BadRequestError) as unknown:
+        decide(("9-9", True))
+    assert unknown.value.body["message"] == (  # type: ignore[index]
+        "no call waits with id '9-9' (waiting: 0-0)"
     )
+    with pytest.raises(openai.BadRequestError) as twice:
+        decide(("0-0", True), ("0-0", False))
+    assert twice.value.body["message"] == (  # type: ignore[index]
+        "the approval request '0-0' is answered more than once"
+    )
+    approved = decide(("0-0", True))
     assert approved.id == paused.id  # the same turn went on
     assert strict(approved)["output"] == [
         call(core, "0-0", "send", '{"text":"hello"}'),

@@ -24,29 +24,26 @@ from __future__ import annotations
 import functools
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 from starlette.routing import Route
 
-from actloop.server._http import HttpError, JsonResponse, log, parse_int, read_json, sse
+from actloop.server._http import HttpError, JsonResponse, parse_int, read_json
 from actloop.server._langserve import check_thread_id
 from actloop.server._response_objects import (
     TERMINAL,
-    ItemStream,
-    Meta,
-    failure,
     meta_of,
     response_id,
     response_object,
     served_name,
     skeleton,
 )
-from actloop.server._service import Started, ThreadService, decode_event, takes_history
-from actloop.server._wire import json_text
+from actloop.server._response_stream import replay, sse_response, turn_events
+from actloop.server._service import Started, ThreadService, takes_history
 
 if TYPE_CHECKING:
     from actloop.executor import AgentExecutor
@@ -104,79 +101,6 @@ def parse_response_id(text: str) -> tuple[str, int]:
         return check_thread_id(found.group(2)), int(found.group(1))
     except HttpError:
         raise ApiError(404, f"no response {text[:120]!r}", "not_found") from None
-
-
-def _numbered(after: int) -> Callable[[str, dict[str, Any]], str]:
-    """Writes the stream's events, numbered from 0; those numbered up to `after` as nothing."""
-    sequence = -1
-
-    def event(kind: str, fields: dict[str, Any]) -> str:
-        nonlocal sequence
-        sequence += 1
-        if sequence <= after:
-            return ""
-        return sse(kind, json_text({"type": kind, **fields, "sequence_number": sequence}))
-
-    return event
-
-
-def _sse(events: AsyncIterator[str]) -> StreamingResponse:
-    """A stream of server-sent events (empty strings, skipped events, are not sent)."""
-
-    async def body() -> AsyncIterator[str]:
-        async for text in events:
-            if text:
-                yield text
-
-    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    return StreamingResponse(body(), media_type="text/event-stream", headers=headers)
-
-
-async def _events(
-    service: ThreadService, started: Started, meta: Meta, after: int = -1
-) -> AsyncIterator[str]:
-    """The turn's stream: created, in progress, its items, then exactly one terminal event
-    (the events numbered up to `after` are left out)."""
-    event = _numbered(after)
-    created = time.time()
-    for kind in ("response.created", "response.in_progress"):
-        yield event(kind, {"response": skeleton(meta, "in_progress", created, [])})
-    stream, ended = ItemStream(meta), "cancelled"
-    try:
-        async for _, name, data in started.log.follow(started.first_event):
-            if name != "data":
-                ended = name
-                break
-            for kind, fields in stream.feed(decode_event(data)):
-                yield event(kind, fields)
-        for kind, fields in stream.close(None, "incomplete"):
-            yield event(kind, fields)
-        kind, body = await _terminal(service, meta, stream, ended)
-    except Exception as exc:  # the store did not answer, or a bug: still one terminal event
-        if isinstance(exc, HttpError):
-            reason = exc.reason
-        else:
-            log.exception("a Responses stream failed")
-            reason = f"the stream failed ({type(exc).__name__}); see the server log"
-        body = skeleton(meta, "failed", created, stream.items)
-        body["error"] = {"code": "server_error", "message": reason}
-        kind = "response.failed"
-    yield event(kind, {"response": body})
-
-
-async def _terminal(
-    service: ThreadService, meta: Meta, stream: ItemStream, ended: str
-) -> tuple[str, dict[str, Any]]:
-    """The terminal event: the saved turn as `GET` answers it (a cancelled run: what streamed)."""
-    if ended == "cancelled":
-        body = skeleton(meta, "cancelled", time.time(), stream.items)
-        body["error"] = {"code": "server_error", "message": "the run was cancelled"}
-        return "response.failed", body
-    found = await service.history(meta.thread_id, meta.turn)
-    body = response_object(meta, found, stream.answer_id)
-    if body["status"] not in TERMINAL:  # the log ended, the record did not say how
-        body["status"], body["error"] = "failed", failure("Error")
-    return TERMINAL[body["status"]], body
 
 
 # requests
@@ -269,6 +193,10 @@ def _input(value: Any) -> tuple[list[tuple[str, str]], list[tuple[str, bool, str
             raise _bad_input(f"{reason} (send messages, or mcp_approval_response items)")
     if messages and approvals:
         raise _bad_input("send either messages or mcp_approval_response items, not both")
+    ids = [ident for ident, _, _ in approvals]
+    twice = next((i for i in ids if ids.count(i) > 1), None)
+    if twice is not None:
+        raise _bad_input(f"the approval request {twice[:100]!r} is answered more than once")
     return messages, approvals
 
 
@@ -383,7 +311,7 @@ async def create_response(request: Request) -> Response:
     started = await _begin(service, ask)
     meta = meta_of(service.executor, started.thread_id, started.turn)
     if ask.stream:
-        return _sse(_events(service, started, meta))
+        return sse_response(turn_events(service, started, meta))
     if ask.background:
         return JsonResponse({**skeleton(meta, "in_progress", time.time(), []), "background": True})
     return JsonResponse(response_object(meta, await service.wait(started)))
@@ -402,14 +330,14 @@ async def get_response(request: Request) -> Response:
     meta = meta_of(service.executor, thread_id, turn)
     current = service.running(thread_id) if stream else None
     if current is not None and current.turn == turn:
-        return _sse(_events(service, current, meta, after))
+        return sse_response(turn_events(service, current, meta, after))
     body = response_object(meta, await service.decode(runs[turn - 1]))
     if not stream:
         return JsonResponse(body)
     if body["status"] not in TERMINAL:
         why = "is not going on in this server process; retrieve it without stream"
         raise ApiError(409, f"response {given!r} {why}")
-    return _sse(_replay(body, after))
+    return sse_response(replay(body, after))
 
 
 def _stream_query(request: Request) -> tuple[bool, int]:
@@ -423,19 +351,6 @@ def _stream_query(request: Request) -> tuple[bool, int]:
         why = "'starting_after' needs stream=true"
         raise ApiError(400, why, "invalid_value", "starting_after")
     return stream == "true", parse_int(after, "starting_after") if after is not None else -1
-
-
-async def _replay(body: dict[str, Any], after: int) -> AsyncIterator[str]:
-    """The events of a turn that is over, rebuilt from what was saved: each item whole."""
-    event = _numbered(after)
-    start: dict[str, Any] = {**body, "status": "in_progress", "output": []}
-    start.update(error=None, completed_at=None)
-    for kind in ("response.created", "response.in_progress"):
-        yield event(kind, {"response": start})
-    for index, item in enumerate(body["output"]):
-        for kind in ("response.output_item.added", "response.output_item.done"):
-            yield event(kind, {"output_index": index, "item": item})
-    yield event(TERMINAL[body["status"]], {"response": body})
 
 
 def _model(name: str) -> dict[str, Any]:
