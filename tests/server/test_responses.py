@@ -417,6 +417,53 @@ def test_a_cut_model_stream_never_looks_like_success(serve: Serve) -> None:
     assert "127.0.0.1" not in json.dumps(events)
 
 
+@tool
+def shout(text: str) -> str:
+    """Say it louder."""
+    return text.upper()
+
+
+def react_policy(messages: list[BaseMessage]) -> str:
+    """A ReAct model: shout once, then answer."""
+    if "Observation: HELLO" not in messages[-1].text:
+        return "Thought: say it\nAction: shout\nAction Input: hello"
+    return "Thought: done\nFinal Answer: It said HELLO."
+
+
+def test_a_react_agent_streams_its_thoughts_as_commentary(serve: Serve) -> None:
+    from actloop.react import REACT_PROMPT, create_react_agent
+
+    agent = create_react_agent(FunctionChatModel(react_policy), [shout], REACT_PROMPT)
+    url = serve(create_app(AgentExecutor(agent=agent, tools=[shout])))
+    with OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0) as sdk:
+        events = stream_events(sdk, model="agent", input="say hello")
+        fetched = strict(sdk.responses.retrieve(events[0]["response"]["id"]))
+    done = [e["item"] for e in events if e["type"] == "response.output_item.done"]
+    assert [(i["type"], i.get("phase")) for i in done] == [
+        ("message", "commentary"),
+        ("function_call", None),
+        ("function_call_output", None),
+        ("message", "commentary"),
+        ("message", "final_answer"),
+    ]
+    texts = [i["content"][0]["text"] for i in done if i["type"] == "message"]
+    assert texts == [
+        "Thought: say it\nAction: shout\nAction Input: hello",
+        "Thought: done\nFinal Answer: It said HELLO.",
+        "It said HELLO.",
+    ]
+    assert (done[1]["arguments"], done[2]["output"]) == ('"hello"', "HELLO")
+    final = events[-1]["response"]
+    assert [i["type"] for i in final["output"]] == [
+        "function_call",
+        "function_call_output",
+        "message",
+    ]
+    assert final["output"][:2] == fetched["output"][:2] == done[1:3]
+    assert final["output"][2] == done[-1]
+    assert fetched["output"][2]["content"] == done[-1]["content"]
+
+
 def error_of(response: httpx.Response) -> tuple[int, dict[str, Any]]:
     return response.status_code, response.json()["error"]
 
