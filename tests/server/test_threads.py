@@ -237,6 +237,10 @@ def test_openapi_describes_the_routes(client: httpx.Client) -> None:
         "/threads/{thread_id}",
         "/threads/{thread_id}/events",
         "/threads/{thread_id}/resume",
+        "/v1/models",
+        "/v1/models/{model}",
+        "/v1/responses",
+        "/v1/responses/{response_id}",
     ]
 
 

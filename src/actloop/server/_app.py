@@ -31,6 +31,7 @@ from actloop.server._http import MAX_BODY, HttpError, JsonResponse
 from actloop.server._hub import Busy, RunHub
 from actloop.server._langserve import agent_routes
 from actloop.server._openapi import openapi
+from actloop.server._responses import responses_routes
 from actloop.server._service import ThreadService
 from actloop.server._threads import thread_routes
 
@@ -167,6 +168,7 @@ def create_app(
         Route("/health", health, methods=["GET"]),
         Route("/openapi.json", openapi_document, methods=["GET"]),
         Mount("/agent", routes=agent_routes()),
+        *responses_routes(),
     ]
     if executor.checkpointer is not None:
         routes.extend(thread_routes())

@@ -60,12 +60,32 @@ _THREADS: dict[str, Any] = {
 }
 
 
+def responses_paths() -> dict[str, Any]:
+    """OpenAI's Responses API (`_responses`): errors there are OpenAI's error object."""
+    create = _obj(
+        model={"type": "string"},
+        input={},
+        previous_response_id={"type": "string"},
+        stream={"type": "boolean"},
+        background={"type": "boolean"},
+    )
+    return {
+        "/v1/responses": {
+            "post": _op("Run a turn (OpenAI Responses; SSE events with stream)", _JSON, create)
+        },
+        "/v1/responses/{response_id}": {"get": _op("A response (a turn of a thread) as it stands")},
+        "/v1/models": {"get": _op("The served agent as the one model")},
+        "/v1/models/{model}": {"get": _op("The served agent as a model")},
+    }
+
+
 def openapi(durable: bool) -> dict[str, Any]:
     """The document; the thread routes only when the served executor is durable."""
     paths: dict[str, Any] = {
         "/health": {"get": _op("Liveness (no token needed)")},
         "/": {"get": _op("The page", "text/html")},
         **_AGENT,
+        **responses_paths(),
     }
     if durable:
         paths.update(_THREADS)

@@ -24,6 +24,7 @@ import copy
 import json
 import logging
 import uuid
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -53,6 +54,7 @@ __all__ = [
     "error_type",
     "public_id",
     "read",
+    "takes_history",
     "turn_id",
 ]
 
@@ -74,6 +76,20 @@ def public_id(run_id: str) -> tuple[str, int]:
     if sep and tail.isdigit():
         return head, int(tail)
     return run_id, 1
+
+
+def takes_history(executor: AgentExecutor) -> bool:
+    """Whether the agent takes a `chat_history` input: a declared input key, or, for an agent
+    built on a Runnable (which declares none), a variable of a prompt in its chain."""
+    keys = executor.input_keys
+    if keys:
+        return "chat_history" in keys
+    runnable: Any = getattr(executor.agent, "runnable", None)
+    for step in cast("list[Any]", getattr(runnable, "steps", [runnable])):
+        names = [*getattr(step, "input_variables", ()), *getattr(step, "optional_variables", ())]
+        if "chat_history" in names:
+            return True
+    return False
 
 
 def error_type(error: str | None) -> str | None:
@@ -119,6 +135,10 @@ class ThreadService:
             executor.checkpointer = InMemorySaver()
         self.executor = executor
         self.hub = hub
+        self._started: weakref.WeakKeyDictionary[EventLog, tuple[str, int, int]]
+        self._started = weakref.WeakKeyDictionary()
+        """(run id, turn, first event) of the latest run started on each event log (a value that
+        does not hold the log, so an entry goes with its log)."""
 
     @property
     def store(self) -> BaseCheckpointer:
@@ -182,6 +202,14 @@ class ThreadService:
         event_log = self.hub.thread_log(thread_id)
         return bool(event_log and event_log.live)
 
+    def running(self, thread_id: str) -> Started | None:
+        """The run of `thread_id` going on in this process (its turn, where its events start)."""
+        event_log = self.hub.thread_log(thread_id)
+        if event_log is None or not event_log.live or event_log not in self._started:
+            return None
+        run_id, turn, first = self._started[event_log]
+        return Started(thread_id, run_id, turn, event_log, first)
+
     def follow(self, thread_id: str, after: int = -1) -> AsyncIterator[Event]:
         """The thread's events after event `after`; 404 when no run of it was started here."""
         event_log = self.hub.thread_log(thread_id)
@@ -204,7 +232,7 @@ class ThreadService:
                     409,
                     f"thread {thread_id!r} has a run {_state(latest.status)}; resume it instead",
                 )
-            if "chat_history" in self.executor.input_keys and "chat_history" not in inputs:
+            if takes_history(self.executor) and "chat_history" not in inputs:
                 inputs["chat_history"] = await self._conversation(runs)
         return self._run(thread_id, len(runs) + 1, inputs)
 
@@ -244,6 +272,7 @@ class ThreadService:
         config = cast("RunnableConfig", {"configurable": {"thread_id": run_id}})
         event_log = self.hub.start(_chunks(self.executor, inputs, config), thread_id)
         first = len(event_log.events)
+        self._started[event_log] = (run_id, turn, first)
         return Started(thread_id, run_id, turn, event_log, first)
 
     async def _conversation(self, runs: list[RunRecord]) -> list[Any]:
