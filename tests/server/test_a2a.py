@@ -480,3 +480,10 @@ async def test_with_a_token_the_card_is_public_and_every_call_needs_it(
             assert [s.id for s in full.skills] == ["add", "nap", "flaky", "send", "hold"]
             [answer] = await updates(secured, ask("add 20 22"))
             assert answer["task"]["artifacts"][0]["parts"] == [{"text": "The sum is 42."}]
+
+
+async def test_openapi_names_the_a2a_routes(url: str) -> None:
+    async with httpx.AsyncClient(base_url=url) as http:
+        paths = (await http.get("/openapi.json")).json()["paths"]
+    assert list(paths["/a2a"]) == ["post"]
+    assert paths["/.well-known/agent-card.json"]["get"]["security"] == []
