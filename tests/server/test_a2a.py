@@ -487,3 +487,45 @@ async def test_openapi_names_the_a2a_routes(url: str) -> None:
         paths = (await http.get("/openapi.json")).json()["paths"]
     assert list(paths["/a2a"]) == ["post"]
     assert paths["/.well-known/agent-card.json"]["get"]["security"] == []
+
+
+async def test_a_client_that_leaves_the_stream_stops_nothing(client: Client) -> None:
+    stream = client.send_message(ask("slow 2"))
+    first = MessageToDict(await anext(stream))
+    await stream.aclose()  # the client leaves after the first event
+    task_id = first["task"]["id"]
+    try:
+        async for _ in client.subscribe(SubscribeToTaskRequest(id=task_id)):
+            pass  # the run is still going: follow it to its end
+    except UnsupportedOperationError:
+        pass  # it ended already
+    task = MessageToDict(await client.get_task(GetTaskRequest(id=task_id)))
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert task["artifacts"][0]["parts"] == [{"text": "Napped 2 times."}]
+
+
+async def test_one_thread_over_a2a_and_the_threads_api(client: Client, url: str) -> None:
+    events = await updates(client, ask("send hello"))
+    task_id = events[0]["task"]["id"]
+    async with httpx.AsyncClient(base_url=url) as http:
+        state = (await http.get(f"/threads/{task_id}")).json()
+        assert (state["status"], state["input"]) == ("paused", "send hello")
+        approved = await http.post(f"/threads/{task_id}/resume", json={"approve": True})
+        assert approved.status_code == 202
+        async with http.stream("GET", f"/threads/{task_id}/events") as followed:
+            async for _ in followed.aiter_lines():
+                pass  # to the run's end
+        started = await http.post("/threads", json={"input": "add 2 2", "thread_id": "over-http"})
+        assert started.status_code == 202
+        async with http.stream("GET", "/threads/over-http/events") as followed:
+            async for _ in followed.aiter_lines():
+                pass
+    task = MessageToDict(await client.get_task(GetTaskRequest(id=task_id)))
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert task["artifacts"][0]["parts"] == [{"text": "Sent: sent 'hello'"}]
+    other = MessageToDict(await client.get_task(GetTaskRequest(id="over-http")))
+    assert (other["contextId"], other["status"]["state"]) == ("over-http", "TASK_STATE_COMPLETED")
+    assert other["artifacts"][0]["parts"] == [{"text": "The sum is 4."}]
+    turn = await updates(client, ask("add 3 3", context_id="over-http"))
+    assert turn[0]["task"]["id"] == "over-http:2"
+    assert turn[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
