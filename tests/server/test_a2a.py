@@ -398,6 +398,11 @@ async def test_bad_requests_get_the_json_rpc_codes(url: str) -> None:
             error(-32602, "'message.parts' must be a non-empty list", "INVALID_PARAMS"),
         ),
         (
+            rpc("SendMessage", {"message": {"parts": [{"text": " "}, {"data": [1]}]}}),
+            {},
+            error(-32602, "the message holds no text nor data object to act on", "INVALID_PARAMS"),
+        ),
+        (
             rpc("SendMessage", {"message": {"parts": [{"url": "file:///etc/passwd"}]}}),
             {},
             error(

@@ -336,6 +336,8 @@ def _input(message: dict[str, Any]) -> Any:
     objects = [p["data"] for p in _parts(message) if isinstance(p.get("data"), dict)]
     text = "\n".join(texts)
     if not objects:
+        if not text.strip():
+            raise RpcError(INVALID_PARAMS, "the message holds no text nor data object to act on")
         return text
     value: dict[str, Any] = {}
     for item in objects:
