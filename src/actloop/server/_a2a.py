@@ -97,6 +97,7 @@ class RpcError(Exception):
     """A JSON-RPC error answer: `code` from the tables above and a one-line message."""
 
     def __init__(self, code: int, message: str) -> None:
+        """An error with JSON-RPC `code` and a one-line `message`."""
         super().__init__(message)
         self.code = code
         self.message = message
@@ -174,6 +175,7 @@ def agent_card(request: Request, secured: bool, *, extended: bool = False) -> di
 
 
 def _skill(tool: Any) -> dict[str, Any]:
+    """One skill of the card: a tool's name and description."""
     name = str(tool.name)
     return {
         "id": name,
@@ -187,6 +189,7 @@ def _skill(tool: Any) -> dict[str, Any]:
 
 
 def _service(request: Request) -> ThreadService:
+    """The thread service every protocol shares."""
     return request.app.state.threads
 
 
@@ -258,6 +261,7 @@ def _stream(ident: Any, results: AsyncIterator[dict[str, Any]]) -> StreamingResp
     ends the stream with an `error` event (its type only)."""
 
     async def body() -> AsyncIterator[str]:
+        """The SSE text of the results."""
         try:
             async for result in results:
                 yield f"data: {json_text({'jsonrpc': '2.0', 'id': ident, 'result': result})}\n\n"
@@ -281,6 +285,7 @@ def _get(obj: dict[str, Any], camel: str, snake: str | None = None) -> Any:
 
 
 def _text_field(obj: dict[str, Any], camel: str, snake: str | None = None) -> str | None:
+    """A string field, None when absent or empty; -32602 when it is not a string."""
     value = _get(obj, camel, snake)
     if value is None or value == "":
         return None
@@ -305,6 +310,7 @@ def _task_ref(params: dict[str, Any]) -> tuple[str, int]:
 
 
 def _message(params: dict[str, Any]) -> dict[str, Any]:
+    """The params' message, checked: an object with a non-empty list of text or data parts."""
     found = params.get("message")
     if not isinstance(found, dict):
         raise RpcError(INVALID_PARAMS, "'message' must be an object")
@@ -326,6 +332,7 @@ def _message(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _parts(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """A checked message's parts."""
     return cast("list[dict[str, Any]]", message["parts"])
 
 
@@ -374,6 +381,7 @@ def _decisions(message: dict[str, Any], task_id: str) -> dict[str, Any]:
 
 
 def _strings(value: Any) -> bool:
+    """Whether `value` is a list of strings."""
     return isinstance(value, list) and all(isinstance(v, str) for v in cast("list[Any]", value))
 
 
@@ -381,6 +389,7 @@ def _strings(value: Any) -> bool:
 
 
 def _timestamp(seconds: float) -> str:
+    """Seconds since the epoch as an RFC 3339 time in UTC (ProtoJSON's Timestamp)."""
     moment = datetime.datetime.fromtimestamp(seconds, tz=datetime.timezone.utc)
     return moment.isoformat().replace("+00:00", "Z")
 
@@ -397,6 +406,7 @@ def _state(service: ThreadService, record: RunRecord, latest: bool) -> str:
 
 
 def _agent_message(task_id: str, context_id: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """A message of the agent on the task (a fresh message id)."""
     return {
         "messageId": uuid.uuid4().hex,
         "contextId": context_id,
@@ -441,6 +451,8 @@ def _waiting(task_id: str, context_id: str, pending: list[dict[str, Any]]) -> di
 def _status(
     state: str, task_id: str, context_id: str, *, pending: Any = None, error: str | None = None
 ) -> dict[str, Any]:
+    """A task status in `state` now, with the message that state carries (the calls that
+    wait; a failure's type)."""
     status: dict[str, Any] = {"state": state, "timestamp": _timestamp(_now())}
     if state == INPUT_REQUIRED and pending:
         status["message"] = _waiting(task_id, context_id, pending)
@@ -450,6 +462,7 @@ def _status(
 
 
 def _now() -> float:
+    """The time now, in seconds since the epoch."""
     return datetime.datetime.now(datetime.timezone.utc).timestamp()
 
 
@@ -483,6 +496,7 @@ def _task(
 def _from_history(
     service: ThreadService, found: ThreadHistory, latest: bool, history_length: int | None = None
 ) -> dict[str, Any]:
+    """A decoded saved run as an A2A task."""
     return _task(
         service,
         found.record,
@@ -503,6 +517,7 @@ async def _find(service: ThreadService, thread: str, turn: int) -> tuple[ThreadH
 
 
 def _history_length(params: dict[str, Any], holder: dict[str, Any] | None = None) -> int | None:
+    """`historyLength` of the params (or of `holder`), None when absent; -32602 if bad."""
     value = _get(holder if holder is not None else params, "historyLength", "history_length")
     if value is None:
         return None
@@ -579,6 +594,7 @@ async def _begin(call: Call) -> tuple[Started, dict[str, Any]]:
 
 
 def _fresh(started: Started, message: dict[str, Any]) -> dict[str, Any]:
+    """A task just started, working, with the message that started it."""
     status = _status(WORKING, started.run_id, started.thread_id)
     return {
         "id": started.run_id,
@@ -633,6 +649,7 @@ async def _updates(
     yield {"task": task}
 
     def update(state: str, **extra: Any) -> dict[str, Any]:
+        """A status update of the task to `state`."""
         status = _status(state, task_id, context_id, **extra)
         return {"statusUpdate": {"taskId": task_id, "contextId": context_id, "status": status}}
 
@@ -680,10 +697,12 @@ def _objects(value: Any) -> list[dict[str, Any]]:
 
 
 def _call(action: dict[str, Any]) -> dict[str, Any]:
+    """A planned tool call as the streamed data shows it."""
     return {"tool": action.get("tool"), "tool_input": action.get("tool_input")}
 
 
 def _result(step: dict[str, Any]) -> dict[str, Any]:
+    """A finished tool call (a step) as the streamed data shows it."""
     action = step.get("action")
     tool = cast("dict[str, Any]", action).get("tool") if isinstance(action, dict) else None
     return {"tool": tool, "observation": step.get("observation")}
@@ -778,6 +797,7 @@ def a2a_routes(secured: bool) -> list[Route]:
         return JsonResponse(agent_card(request, secured), headers={"Cache-Control": "no-store"})
 
     async def rpc(request: Request) -> Response:
+        """`POST /a2a`."""
         return await rpc_route(request, secured)
 
     return [Route(CARD_PATH, card, methods=["GET"]), Route(A2A_PATH, rpc, methods=["POST"])]
