@@ -452,6 +452,19 @@ async def test_bad_requests_get_the_json_rpc_codes(url: str) -> None:
         refused = await http.post("/a2a", content=b"{}", headers={"Content-Type": "text/plain"})
         assert refused.status_code == 415
 
+        async def chunks() -> AsyncIterator[bytes]:
+            yield b'{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "'
+            for _ in range(20):
+                yield b"x" * 65536
+            yield b'"}}'
+
+        json_body = {"Content-Type": "application/json"}
+        large = await http.post("/a2a", content=chunks(), headers=json_body)
+        assert (large.status_code, large.json()) == (
+            413,
+            {"error": "request body too large (limit 1048576 bytes)"},
+        )
+
 
 async def test_with_a_token_the_card_is_public_and_every_call_needs_it(
     serve: Serve, tmp_path: Path

@@ -23,6 +23,7 @@ canceled task as final, while the threads API may still resume it.
 from __future__ import annotations
 
 import datetime
+import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -49,6 +50,8 @@ from actloop.server._service import (
 from actloop.server._wire import encode, json_text
 
 __all__ = ["A2A_PATH", "CARD_PATH", "a2a_routes", "agent_card"]
+
+log = logging.getLogger("actloop.server")
 
 A2A_PATH = "/a2a"
 """The JSON-RPC endpoint."""
@@ -198,6 +201,8 @@ async def rpc_route(request: Request, secured: bool) -> Response:
     try:
         body = await read_json(request)
     except HttpError as exc:
+        if exc.status != 400:
+            raise  # 413: the body passed the limit on the way
         bad_json = exc.reason.startswith("request body is not valid JSON")
         error = RpcError(PARSE_ERROR if bad_json else INVALID_REQUEST, exc.reason)
         return JsonResponse(error.body(None))
@@ -250,15 +255,25 @@ async def _dispatch(method: str, call: Call) -> Result:
         raise RpcError(METHOD_NOT_FOUND, f"no method {method[:60]!r}")
     try:
         return await handler(call)
+    except RpcError:
+        raise
     except HttpError as exc:
         raise RpcError(_FROM_HTTP.get(exc.status, INTERNAL_ERROR), exc.reason) from None
     except Busy as exc:
         raise RpcError(INTERNAL_ERROR, one_line(exc)) from None
+    except Exception as exc:
+        raise _internal(exc) from None
+
+
+def _internal(exc: Exception) -> RpcError:
+    """An unexpected failure: logged here, its type alone for the client."""
+    log.exception("an A2A call failed")
+    return RpcError(INTERNAL_ERROR, f"internal error ({type(exc).__name__}); see the server log")
 
 
 def _stream(ident: Any, results: AsyncIterator[dict[str, Any]]) -> StreamingResponse:
     """Each result as an SSE `data:` line holding its JSON-RPC response; a failure on the way
-    ends the stream with an `error` event (its type only)."""
+    ends the stream with an `error` event holding a JSON-RPC error (a one-line reason)."""
 
     async def body() -> AsyncIterator[str]:
         """The SSE text of the results."""
@@ -267,8 +282,11 @@ def _stream(ident: Any, results: AsyncIterator[dict[str, Any]]) -> StreamingResp
                 yield f"data: {json_text({'jsonrpc': '2.0', 'id': ident, 'result': result})}\n\n"
         except (HttpError, RpcError, Busy) as exc:
             reason = exc.reason if isinstance(exc, HttpError) else one_line(exc)
-            failure = RpcError(INTERNAL_ERROR, reason).body(ident)
+            code = exc.code if isinstance(exc, RpcError) else INTERNAL_ERROR
+            failure = RpcError(code, reason).body(ident)
             yield f"event: error\ndata: {json_text(failure)}\n\n"
+        except Exception as exc:
+            yield f"event: error\ndata: {json_text(_internal(exc).body(ident))}\n\n"
 
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     return StreamingResponse(body(), media_type="text/event-stream", headers=headers)
