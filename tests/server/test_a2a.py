@@ -231,6 +231,18 @@ async def test_get_task_and_a_new_turn_by_context_id(client: Client, blocking: C
     assert list(only_state.history) == []
     listed = await client.list_tasks(ListTasksRequest(context_id=thread))
     assert [t.id for t in listed.tasks] == [f"{thread}:2", thread]
+    assert (listed.total_size, listed.next_page_token, list(listed.tasks[0].artifacts)) == (
+        2,
+        "",
+        [],
+    )
+    page = await client.list_tasks(ListTasksRequest(page_size=1, include_artifacts=True))
+    assert ([t.id for t in page.tasks], page.next_page_token) == ([f"{thread}:2"], "1")
+    assert page.tasks[0].artifacts[0].parts[0].text == "The sum is 7."
+    rest = await client.list_tasks(ListTasksRequest(page_size=1, page_token="1"))
+    assert ([t.id for t in rest.tasks], rest.next_page_token) == ([thread], "")
+    with pytest.raises(InvalidParamsError, match="'pageSize' must be a whole number from 1 to 100"):
+        await client.list_tasks(ListTasksRequest(page_size=101))
     for missing in ("nope", f"{thread}:3", f"{thread}:1", "../x"):
         with pytest.raises(TaskNotFoundError):
             await client.get_task(GetTaskRequest(id=missing))
