@@ -484,6 +484,7 @@ async def test_with_a_token_the_card_is_public_and_every_call_needs_it(
     url = serve(create_app(executor(tmp_path / "runs.sqlite"), token="s3cret"))
     async with httpx.AsyncClient(base_url=url) as http:
         card = (await http.get("/.well-known/agent-card.json")).json()
+        assert (await http.head("/.well-known/agent-card.json")).status_code == 200
         assert card["skills"] == []
         assert card["capabilities"]["extendedAgentCard"] is True
         assert card["securitySchemes"] == {
