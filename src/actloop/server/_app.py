@@ -26,6 +26,7 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from actloop.exceptions import ConfigurationError
+from actloop.server._a2a import a2a_routes
 from actloop.server._guard import Guard
 from actloop.server._http import MAX_BODY, HttpError, JsonResponse
 from actloop.server._hub import Busy, RunHub
@@ -172,6 +173,7 @@ def create_app(
     ]
     if executor.checkpointer is not None:
         routes.extend(thread_routes())
+    routes.extend(a2a_routes(secured=token is not None))
     guard = Middleware(
         Guard,
         token=token,

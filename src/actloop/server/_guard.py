@@ -9,8 +9,10 @@ For every HTTP or WebSocket request, in this order:
 2. `Origin`, when sent, is the served origin (the host and port of `Host`) or one of
    `cors_origins`: a page of another origin, loopback ones included, gets 403 whatever it asks.
 3. CORS for `cors_origins` only (their preflights are answered here, before the token).
-4. The bearer token, when set, on every route but `/health` (`GET /` also takes `?token=`,
-   percent-decoded, `+` kept: a base64 token works as pasted).
+4. The bearer token, when set, on every route but `/health` and a GET (or HEAD) of the A2A agent
+   card at `/.well-known/agent-card.json`, public as A2A's well-known cards are (read-only; a
+   secured server's public card names no skill) (`GET /` also takes `?token=`, percent-decoded,
+   `+` kept: a base64 token works as pasted).
 5. A POST, and any other request with a body but GET, HEAD, OPTIONS, sends
    `Content-Type: application/json`, which no cross-site "simple" request (a form, a no-cors
    `fetch`) can send: 415 otherwise, with or without an `Origin` header. (A body-less PUT,
@@ -143,7 +145,7 @@ class Guard:
         await self.app(scope, receive, send)
 
     def _check_request(self, scope: Scope, headers: dict[str, str]) -> None:
-        if self.token is not None and scope["path"] != "/health" and not self._token_ok(scope):
+        if self.token is not None and not _public(scope) and not self._token_ok(scope):
             raise HttpError(401, "missing or wrong bearer token")
         method = scope.get("method", "GET")
         if scope["type"] != "http" or method in _SAFE:
@@ -186,6 +188,14 @@ class Guard:
             return message
 
         return bounded
+
+
+def _public(scope: Scope) -> bool:
+    """Whether the request needs no token: `/health`, or reading the A2A agent card."""
+    path = scope["path"]
+    if path == "/health":
+        return True
+    return path == "/.well-known/agent-card.json" and scope.get("method") in ("GET", "HEAD")
 
 
 def _fields(scope: Scope) -> dict[str, str]:

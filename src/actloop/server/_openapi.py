@@ -79,6 +79,21 @@ def responses_paths() -> dict[str, Any]:
     }
 
 
+def a2a_paths() -> dict[str, Any]:
+    """A2A 1.x: the agent card and the JSON-RPC endpoint (`_a2a`)."""
+    rpc = _obj(jsonrpc={"const": "2.0"}, id={}, method={"type": "string"}, params={})
+    summary = (
+        "A2A 1.x JSON-RPC: SendMessage, SendStreamingMessage (SSE), GetTask, CancelTask, "
+        "SubscribeToTask (SSE), ListTasks, GetExtendedAgentCard"
+    )
+    return {
+        "/.well-known/agent-card.json": {
+            "get": {**_op("The A2A agent card (no token needed)"), "security": []}
+        },
+        "/a2a": {"post": _op(summary, body=rpc)},
+    }
+
+
 def openapi(durable: bool) -> dict[str, Any]:
     """The document; the thread routes only when the served executor is durable."""
     paths: dict[str, Any] = {
@@ -89,6 +104,7 @@ def openapi(durable: bool) -> dict[str, Any]:
     }
     if durable:
         paths.update(_THREADS)
+    paths.update(a2a_paths())
     return {
         "openapi": "3.1.0",
         "info": {"title": "actloop serve", "version": "1"},
