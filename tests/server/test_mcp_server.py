@@ -315,6 +315,15 @@ def test_the_guard_covers_mcp(served: Served) -> None:
             )
 
 
+def test_openapi_names_the_route(served: Served) -> None:
+    document = httpx.get(f"{served.url}/openapi.json", headers=AUTH).json()
+    route = document["paths"]["/mcp"]
+    assert list(route) == ["post"]
+    assert route["post"]["summary"] == (
+        "MCP, streamable HTTP without sessions (GET, DELETE: 405): the agent as a tool"
+    )
+
+
 def test_an_actloop_agent_calls_the_served_agent(served: Served) -> None:
     """actloop's MCPToolset on the served URL: one agent asks another."""
     model = ScriptedChatModel(
