@@ -21,13 +21,13 @@ from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 
-from actloop import AgentExecutor
+from actloop import AgentExecutor, RunnableMultiActionAgent
 from actloop.checkpoint import SqliteCheckpointer
 from actloop.mcp import MCPToolset
-from actloop.messages import AIMessage
+from actloop.messages import AIMessage, BaseMessage, HumanMessage
 from actloop.prompts import ChatPromptTemplate
 from actloop.server import create_app
-from actloop.testing import ScriptedChatModel
+from actloop.testing import FunctionChatModel, ScriptedChatModel
 from actloop.tool_calling import create_tool_calling_agent
 from support.serve import Serve, start_serve, stop_serve
 
@@ -349,6 +349,36 @@ def test_an_actloop_agent_calls_the_served_agent(served: Served) -> None:
         output = executor.invoke({"input": "ask the other agent for 20 + 22"})
     assert output["output"] == "The other agent says: The sum is 42."
     assert [s[1] for s in output["intermediate_steps"]] == ["The sum is 42."]
+
+
+def heard(messages: list[BaseMessage]) -> str:
+    """A model that repeats every question of the conversation so far."""
+    return "I have heard: " + ", ".join(m.text for m in messages if isinstance(m, HumanMessage))
+
+
+async def test_a_conversation_goes_on_over_turns(serve: Serve, tmp_path: Path) -> None:
+    """An agent with a `chat_history` input: the thread gives each new turn the earlier ones
+    (the client is not asked for them)."""
+    prompt = ChatPromptTemplate.from_messages(
+        [
+            ("placeholder", "{chat_history}"),
+            ("human", "{input}"),
+            ("placeholder", "{agent_scratchpad}"),
+        ]
+    )
+    runnable = create_tool_calling_agent(FunctionChatModel(heard), [], prompt)
+    # declared input keys, as LangChain's agents do: the thread fills `chat_history`
+    keys = ["input", "chat_history"]
+    agent = RunnableMultiActionAgent(runnable, input_keys_arg=keys, return_keys_arg=["output"])
+    store = SqliteCheckpointer(tmp_path / "talk.sqlite")
+    executor = AgentExecutor(agent=agent, tools=[], checkpointer=store)
+    url = serve(create_app(executor, token=TOKEN))
+    async with connect(url) as client:
+        listed = await client.list_tools()
+        assert listed.tools[0].input_schema["properties"] == TOOL["inputSchema"]["properties"]
+        first = await client.call_tool("agent", {"input": "hello", "thread_id": "talk"})
+        second = await client.call_tool("agent", {"input": "again", "thread_id": "talk"})
+    assert (text(first), text(second)) == ("I have heard: hello", "I have heard: hello, again")
 
 
 def test_without_the_mcp_sdk_mcp_answers_501(
