@@ -5,8 +5,11 @@ process over loopback with a scripted model (tests/server/agents.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
+import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -17,6 +20,7 @@ import anyio
 import httpx
 import httpx2
 import pytest
+import uvicorn
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
@@ -29,7 +33,7 @@ from actloop.prompts import ChatPromptTemplate
 from actloop.server import create_app
 from actloop.testing import FunctionChatModel, ScriptedChatModel
 from actloop.tool_calling import create_tool_calling_agent
-from support.serve import Serve, start_serve, stop_serve
+from support.serve import Serve, free_port, start_serve, stop_serve
 
 from .agents import make_executor
 
@@ -349,6 +353,64 @@ def test_an_actloop_agent_calls_the_served_agent(served: Served) -> None:
         output = executor.invoke({"input": "ask the other agent for 20 + 22"})
     assert output["output"] == "The other agent says: The sum is 42."
     assert [s[1] for s in output["intermediate_steps"]] == ["The sum is 42."]
+
+
+@dataclass
+class OwnLoop:
+    """An app served by uvicorn on a loop of the test's own (in a thread), so the test can run
+    the server's coroutines there (`ThreadService.cancel`, what another protocol's cancel does)."""
+
+    app: Any
+    url: str
+    loop: asyncio.AbstractEventLoop
+
+    def run(self, coroutine: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=30)
+
+
+@pytest.fixture
+def own_loop(tmp_path: Path) -> Iterator[OwnLoop]:
+    app = create_app(make_executor(SqliteCheckpointer(tmp_path / "runs.sqlite")), token=TOKEN)
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_until_complete, args=(server.serve(),))
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:  # as the `serve` fixture waits: uvicorn has no event for it
+            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.01)
+        yield OwnLoop(app, f"http://127.0.0.1:{port}", loop)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        loop.close()
+
+
+async def test_a_cancelled_run_is_an_error_result(own_loop: OwnLoop) -> None:
+    """A run cancelled on the server (as another protocol's cancel does) ends the call with an
+    error result naming the thread; the thread can be resumed."""
+    service = own_loop.app.state.threads
+    cancelled = anyio.Event()
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        if not cancelled.is_set():
+            cancelled.set()
+            assert await anyio.to_thread.run_sync(own_loop.run, service.cancel("halted"))
+
+    async with connect(own_loop.url) as client:
+        arguments = {"input": "slow 3", "thread_id": "halted"}
+        result = await client.call_tool("agent", arguments, progress_callback=progress)
+    assert cancelled.is_set() and result.is_error
+    assert text(result) == (
+        "the run of thread 'halted' was cancelled; resume it with POST /threads/halted/resume"
+    )
+    async with httpx.AsyncClient(base_url=own_loop.url, headers=AUTH, timeout=30) as http:
+        assert (await http.post("/threads/halted/resume", json={})).status_code == 202
+        assert (await follow_to_end(http, "halted"))[-1] == "end"
+        state = await state_of(http, "halted")
+    assert (state["status"], state["output"]) == ("finished", {"output": "Napped 3 times."})
 
 
 def heard(messages: list[BaseMessage]) -> str:
