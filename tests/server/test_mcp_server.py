@@ -6,7 +6,9 @@ process over loopback with a scripted model (tests/server/agents.py)."""
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
+import subprocess
 import sys
 import threading
 import time
@@ -285,6 +287,40 @@ async def test_bad_calls_get_a_reason(served: Served) -> None:
         with pytest.raises(MCPError) as caught:
             await client.call_tool("other", {"input": "add 1 1"})
     assert caught.value.message == "no tool 'other' (this server has 'agent')"
+
+
+MCP1 = Path(sys.prefix) / "mcp1-server"
+"""The venv with the last 1.x SDK that tests/mcp makes (the same place and lock)."""
+
+
+@pytest.fixture(scope="module")
+def mcp1() -> str:
+    """The Python of a venv with `mcp` 1.x: the client generation most MCP hosts were built on."""
+    python = MCP1 / "bin" / "python"
+    with open(str(MCP1) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (MCP1 / ".installed").exists():
+            subprocess.run([sys.executable, "-m", "venv", "--clear", str(MCP1)], check=True)
+            subprocess.run([str(python), "-m", "pip", "install", "-q", "mcp>=1.30,<2"], check=True)
+            (MCP1 / ".installed").touch()
+    return str(python)
+
+
+def test_a_2025_era_client_of_the_1x_sdk(served: Served, mcp1: str) -> None:
+    script = Path(__file__).with_name("mcp1_client.py")
+    command = [mcp1, str(script), f"{served.url}/mcp", TOKEN, "old-client", "add 3 4"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {
+        "protocol": "2025-11-25",
+        "server": "actloop",
+        "session": None,  # no sessions: any server process answers any request
+        "tools": ["agent"],
+        "text": ["The sum is 7."],
+        "structured": {"output": "The sum is 7.", "thread_id": "old-client"},
+        "error": False,
+        "progress": [[1.0, None, "calling add"], [2.0, None, "add returned"]],
+    }
 
 
 def test_the_guard_covers_mcp(served: Served) -> None:
