@@ -101,8 +101,7 @@ class McpEndpoint:
                 self._group = self._manager = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            return
+        """A POST goes to the SDK's transport; any other method gets 405 (no sessions)."""
         if scope["method"] != "POST":
             refusal = JsonResponse(
                 {"error": _NO_SESSIONS}, status_code=405, headers={"Allow": "POST"}
@@ -135,6 +134,7 @@ class McpEndpoint:
 
 
 async def _run_manager(manager: Any, *, task_status: TaskStatus[None]) -> None:
+    """Run the session manager until the task group is cancelled (the app's shutdown)."""
     async with manager.run():
         task_status.started()
         await anyio.sleep_forever()
@@ -156,20 +156,27 @@ def _server(service: ThreadService, name: str) -> Server[Any]:
     )
 
     async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> ListToolsResult:
+        """`tools/list`: the one tool."""
         return ListToolsResult(tools=[tool])
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult:
+        """`tools/call`: a turn of the agent; what goes wrong is an error result with a
+        one-line reason (never an exception's message: the 2025-era transport would send it)."""
         if params.name != name:
             raise MCPError(
                 INVALID_PARAMS, f"no tool {params.name[:100]!r} (this server has {name!r})"
             )
         try:
             return await _call(service, ctx, schema, params.arguments or {})
-        except (HttpError, Busy) as exc:
-            reason = exc.reason if isinstance(exc, HttpError) else str(exc)
-            return _error(reason)
+        except HttpError as exc:
+            return _error(exc.reason)
+        except Busy as exc:
+            return _error(str(exc))
+        except Exception as exc:
+            log.exception("an MCP tool call failed")
+            return _error(f"the server failed ({type(exc).__name__}); see its log")
 
     return Server(
         "actloop",
@@ -181,6 +188,7 @@ def _server(service: ThreadService, name: str) -> Server[Any]:
 
 
 def _version() -> str:
+    """actloop's version, as the server names itself."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -192,11 +200,10 @@ def _version() -> str:
 def _description(tools: list[Any]) -> str:
     """What the tool does: the agent and its tools, each with the first line of its own
     description."""
-    named = [
-        f"{t.name} ({str(t.description).strip().splitlines()[0]})" for t in tools if t.description
+    lines = [
+        (str(t.name), (str(t.description or "").strip().splitlines() or [""])[0]) for t in tools
     ]
-    bare = [str(t.name) for t in tools if not t.description]
-    listed = "; ".join(named + bare) or "none"
+    listed = "; ".join(f"{n} ({d})" if d else n for n, d in lines) or "none"
     return (
         f"Ask an actloop agent; it answers using its tools: {listed}. "
         "Give a result's thread_id to continue that conversation."
@@ -263,6 +270,7 @@ class _Progress:
 
 
 def _tool(action: Any) -> str:
+    """The tool an action (in the wire shape) calls."""
     name = cast(dict[str, Any], action).get("tool") if isinstance(action, dict) else None
     return str(name)[:100] if name is not None else "a tool"
 
@@ -315,6 +323,7 @@ def _paused(found: ThreadHistory, thread_id: str) -> CallToolResult:
 
 
 def _error(text: str, structured: dict[str, Any] | None = None) -> CallToolResult:
+    """An error result (`isError`): what the client's model reads as the tool's failure."""
     from mcp_types import CallToolResult, TextContent
 
     return CallToolResult(
