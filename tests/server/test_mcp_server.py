@@ -355,6 +355,33 @@ def test_the_guard_covers_mcp(served: Served) -> None:
             )
 
 
+def test_a_page_of_a_cors_origin_may_call(serve: Serve, tmp_path: Path) -> None:
+    """With `--cors-origin`, a page of that origin passes the preflight of an MCP request (the
+    SDK's headers are allowed) and its POST gets the answer with the CORS header."""
+    origin = "http://ui.test"
+    executor = make_executor(SqliteCheckpointer(tmp_path / "runs.sqlite"))
+    url = serve(create_app(executor, token=TOKEN, cors_origins=[origin])) + "/mcp"
+    asked = "authorization,content-type,mcp-protocol-version,mcp-method,mcp-name"
+    preflight = {
+        "Origin": origin,
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": asked,
+    }
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    headers = {**AUTH, "Origin": origin, "Accept": "application/json, text/event-stream"}
+    with httpx.Client(timeout=30) as client:
+        response = client.options(url, headers=preflight)
+        assert response.status_code == 200
+        assert response.headers["access-control-allow-origin"] == origin
+        allowed = response.headers["access-control-allow-headers"].lower()
+        assert set(asked.split(",")) <= set(allowed.replace(" ", "").split(","))
+        response = client.post(url, json=ping, headers=headers)
+        assert response.status_code == 200
+        assert response.headers["access-control-allow-origin"] == origin
+        data = next(line for line in response.text.splitlines() if line.startswith("data: "))
+        assert json.loads(data[6:]) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+
+
 def test_openapi_names_the_route(served: Served) -> None:
     document = httpx.get(f"{served.url}/openapi.json", headers=AUTH).json()
     route = document["paths"]["/mcp"]
