@@ -324,8 +324,9 @@ def test_a_2025_era_client_of_the_1x_sdk(served: Served, mcp1: str) -> None:
 
 
 def test_the_guard_covers_mcp(served: Served) -> None:
-    """The MCP client's requests pass the guard; a page's, or one without the token, do not;
-    GET (a server-to-client stream) and DELETE (ending a session) get 405: no sessions here."""
+    """The MCP client's requests pass the guard; a page's, one without the token, one naming
+    another host or too big do not; GET (a server-to-client stream) and DELETE (ending a
+    session) get 405: no sessions here."""
     ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
     sse = {"Accept": "application/json, text/event-stream"}
     url = f"{served.url}/mcp"
@@ -341,11 +342,37 @@ def test_the_guard_covers_mcp(served: Served) -> None:
             403,
             "requests from origin 'http://evil.test' are not allowed",
         ),
+        (
+            {"json": ping, "headers": {**AUTH, **sse, "Host": "evil.test"}},
+            421,
+            "Host 'evil.test' is not served here (see actloop serve --allowed-host)",
+        ),
+        (
+            {
+                "json": {**ping, "params": {"_meta": {"pad": "x" * (1 << 20)}}},
+                "headers": {**AUTH, **sse},
+            },
+            413,
+            "request body too large (limit 1048576 bytes)",
+        ),
     ]
     with httpx.Client(timeout=30) as client:
         for options, status, reason in cases:
             response = client.post(url, **options)
             assert (response.status_code, response.json()) == (status, {"error": reason})
+        chunks = iter(
+            [
+                b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "',
+                *[b"x" * 65536] * 20,
+                b'"}}',
+            ]
+        )
+        streamed = {**AUTH, **sse, "Content-Type": "application/json"}  # no length: chunked
+        response = client.post(url, content=chunks, headers=streamed)
+        assert (response.status_code, response.json()) == (
+            413,
+            {"error": "request body too large (limit 1048576 bytes)"},
+        )
         for method in ("GET", "DELETE"):
             response = client.request(method, url, headers={**AUTH, **sse})
             assert (response.status_code, response.json(), response.headers["allow"]) == (
