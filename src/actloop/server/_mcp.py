@@ -35,6 +35,7 @@ from starlette.types import Receive, Scope, Send
 from actloop.server._http import MAX_BODY, HttpError, JsonResponse
 from actloop.server._hub import Busy
 from actloop.server._service import ThreadService, decode_event, error_type
+from actloop.server._wire import encode, json_text
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -279,8 +280,6 @@ def _result(found: ThreadHistory, thread_id: str, terminal: str) -> CallToolResu
     """The tool result of a run that is over: its output, or an error result saying why not."""
     from mcp_types import CallToolResult, TextContent
 
-    from actloop.server._wire import encode, json_text
-
     resume = f"POST /threads/{thread_id}/resume"
     if terminal == "cancelled":
         return _error(f"the run of thread {thread_id!r} was cancelled; resume it with {resume}")
@@ -302,16 +301,15 @@ def _result(found: ThreadHistory, thread_id: str, terminal: str) -> CallToolResu
 
 def _paused(found: ThreadHistory, thread_id: str) -> CallToolResult:
     """The error result of a run waiting for approval: the thread, the calls, how to decide."""
-    from actloop.server._wire import encode, json_text
-
     calls = ", ".join(
         f"{p.get('tool')}({json_text(encode(p.get('tool_input')))[:200]}) [call {p.get('id')}]"
         for p in found.pending
     )
     ids = json.dumps([str(p.get("id")) for p in found.pending])
+    waits, it = ("waits", "it") if len(found.pending) == 1 else ("wait", "them")
     text = (
-        f"thread {thread_id!r} is paused: {calls} waits for a person's approval. Approve or "
-        f'reject it on the server\'s page, or with POST /threads/{thread_id}/resume {{"approve": '
+        f"thread {thread_id!r} is paused: {calls} {waits} for a person's approval. Approve or "
+        f'reject {it} on the server\'s page, or with POST /threads/{thread_id}/resume {{"approve": '
         f"{ids}}}; then GET /threads/{thread_id} has the answer."
     )
     pending = [
