@@ -235,6 +235,7 @@ def test_openapi_describes_the_routes(client: httpx.Client) -> None:
         "/agent/stream",
         "/agent/stream_events",
         "/health",
+        "/mcp",
         "/threads",
         "/threads/{thread_id}",
         "/threads/{thread_id}/events",

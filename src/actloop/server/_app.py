@@ -31,6 +31,7 @@ from actloop.server._guard import Guard
 from actloop.server._http import MAX_BODY, HttpError, JsonResponse
 from actloop.server._hub import Busy, RunHub
 from actloop.server._langserve import agent_routes
+from actloop.server._mcp import McpEndpoint
 from actloop.server._openapi import openapi
 from actloop.server._responses import responses_routes
 from actloop.server._service import ThreadService
@@ -158,10 +159,12 @@ def create_app(
     checkpointer, `/` (the page), `/health`, `/openapi.json`; `allowed_hosts` are the names
     besides loopback ones its clients may reach it by (`*`: any; see `_guard`)."""
     hub = RunHub()
+    mcp = McpEndpoint(max_body=max_body)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncGenerator[None]:
-        yield
+        async with mcp.running():
+            yield
         await hub.stop()
 
     routes: list[Any] = [
@@ -170,6 +173,7 @@ def create_app(
         Route("/openapi.json", openapi_document, methods=["GET"]),
         Mount("/agent", routes=agent_routes()),
         *responses_routes(),
+        Route("/mcp", mcp),  # the agent as an MCP tool (POST; other methods get 405)
     ]
     if executor.checkpointer is not None:
         routes.extend(thread_routes())

@@ -47,6 +47,8 @@ _READ = frozenset({b"host", b"origin", b"content-type", b"content-length", b"tra
 _HOST = re.compile(r"(?:\[([0-9a-f:.]{2,45})\]|([a-z0-9_.-]{1,253}))(?::([0-9]{1,5}))?")
 _ORIGIN = re.compile(r"(https?|wss?)://(.+)")
 _DEFAULT_PORT = {"http": 80, "ws": 80, "https": 443, "wss": 443}
+_MCP_HEADERS = ["Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name"]
+"""What an MCP client in a page of a CORS origin sends to `/mcp` besides the usual headers."""
 _HARDENING = [
     (b"x-content-type-options", b"nosniff"),
     (b"cross-origin-resource-policy", b"same-origin"),
@@ -97,7 +99,7 @@ class Guard:
                 self._checked,
                 allow_origins=list(cors_origins),
                 allow_methods=["GET", "POST"],
-                allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
+                allow_headers=["Authorization", "Content-Type", "Last-Event-ID", *_MCP_HEADERS],
             )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -94,6 +94,13 @@ def a2a_paths() -> dict[str, Any]:
     }
 
 
+def mcp_paths() -> dict[str, Any]:
+    """`/mcp`: the agent as an MCP tool (streamable HTTP, JSON-RPC in; JSON or SSE out)."""
+    summary = "MCP, streamable HTTP without sessions (GET, DELETE: 405): the agent as a tool"
+    message = {"type": "object", "description": "a JSON-RPC message"}
+    return {"/mcp": {"post": _op(summary, _SSE, message)}}
+
+
 def openapi(durable: bool) -> dict[str, Any]:
     """The document; the thread routes only when the served executor is durable."""
     paths: dict[str, Any] = {
@@ -101,6 +108,7 @@ def openapi(durable: bool) -> dict[str, Any]:
         "/": {"get": _op("The page", "text/html")},
         **_AGENT,
         **responses_paths(),
+        **mcp_paths(),
     }
     if durable:
         paths.update(_THREADS)
