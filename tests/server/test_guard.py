@@ -54,7 +54,7 @@ def test_a_rebinding_host_is_refused_on_every_route(serve: Serve, tmp_path: Path
     port = url.rsplit(":", 1)[1]
     routes = every_route(app.routes)
     assert ("GET", "/threads") in routes and ("POST", "/agent/invoke") in routes
-    assert len(routes) == 15
+    assert len(routes) == 16
     with httpx.Client(base_url=url, timeout=30) as client:
         for method, path in routes:
             response = client.request(

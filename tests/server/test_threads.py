@@ -225,6 +225,7 @@ def test_openapi_describes_the_routes(client: httpx.Client) -> None:
     assert document["openapi"] == "3.1.0"
     assert sorted(document["paths"]) == [
         "/",
+        "/ag-ui",
         "/agent/batch",
         "/agent/config_schema",
         "/agent/input_schema",

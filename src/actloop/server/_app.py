@@ -26,6 +26,7 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from actloop.exceptions import ConfigurationError
+from actloop.server._agui import agui_routes
 from actloop.server._guard import Guard
 from actloop.server._http import MAX_BODY, HttpError, JsonResponse
 from actloop.server._hub import Busy, RunHub
@@ -167,6 +168,7 @@ def create_app(
         Route("/health", health, methods=["GET"]),
         Route("/openapi.json", openapi_document, methods=["GET"]),
         Mount("/agent", routes=agent_routes()),
+        *agui_routes(),
     ]
     if executor.checkpointer is not None:
         routes.extend(thread_routes())

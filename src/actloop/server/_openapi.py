@@ -60,12 +60,30 @@ _THREADS: dict[str, Any] = {
 }
 
 
+def agui_paths() -> dict[str, Any]:
+    """AG-UI's route (`_agui`): a RunAgentInput in, AG-UI events out."""
+    body = _obj(
+        threadId={"type": "string"},
+        runId={"type": "string"},
+        messages={"type": "array"},
+        state={},
+        tools={"type": "array"},
+        context={"type": "array"},
+        forwardedProps={},
+        resume={"type": "array", "description": "answers to a paused run's interrupts"},
+    )
+    body["required"] = ["threadId", "runId", "messages"]
+    summary = "Run the agent on an AG-UI RunAgentInput; AG-UI events (SSE)"
+    return {"/ag-ui": {"post": _op(summary, _SSE, body)}}
+
+
 def openapi(durable: bool) -> dict[str, Any]:
     """The document; the thread routes only when the served executor is durable."""
     paths: dict[str, Any] = {
         "/health": {"get": _op("Liveness (no token needed)")},
         "/": {"get": _op("The page", "text/html")},
         **_AGENT,
+        **agui_paths(),
     }
     if durable:
         paths.update(_THREADS)
