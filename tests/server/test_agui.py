@@ -38,6 +38,7 @@ from starlette.routing import Route
 from actloop import AgentExecutor, ChatPromptTemplate, tool
 from actloop.checkpoint import SqliteCheckpointer
 from actloop.messages import AIMessage, AIMessageChunk, BaseMessage
+from actloop.react import REACT_PROMPT, create_react_agent
 from actloop.server import create_app
 from actloop.steps import AgentFinish
 from actloop.testing import FunctionChatModel, ScriptedAgent, ScriptedChatModel
@@ -537,3 +538,52 @@ def test_openapi_names_the_route(client: httpx.Client) -> None:
     schema = operation["requestBody"]["content"]["application/json"]["schema"]
     assert schema["required"] == ["threadId", "runId", "messages"]
     assert list(operation["responses"]["200"]["content"]) == ["text/event-stream"]
+
+
+def test_one_thread_across_ag_ui_and_the_threads_api(client: httpx.Client) -> None:
+    paused = post(client, run_input("t1", "send hi"))
+    assert paused[-1]["outcome"]["type"] == "interrupt"
+    approved = client.post("/threads/t1/resume", json={"approve": ["0-0"]})
+    assert approved.status_code == 202
+    follow_to_end(client, "t1")
+    assert client.get("/threads/t1").json()["output"] == {"output": "Sent: sent 'hi'"}
+    # the next turn, over AG-UI again
+    events = post(client, run_input("t1", "add 20 22", run="run-3"))
+    assert events[-1] == finished("t1", "The sum is 42.", "run-3")
+    assert client.get("/threads/t1").json()["turn"] == 2
+
+
+def test_a_text_agent_streams_its_reasoning_then_the_answer(serve: Serve, tmp_path: Path) -> None:
+    model = ScriptedChatModel(
+        [
+            "Thought: look it up\nAction: lookup\nAction Input: Oslo",
+            "Thought: I know\nFinal Answer: sunny",
+        ]
+    )
+    agent = create_react_agent(model, [lookup], REACT_PROMPT)
+    store = SqliteCheckpointer(tmp_path / "runs.sqlite")
+    executor = AgentExecutor(agent=agent, tools=[lookup], checkpointer=store)
+    with client_for(serve, executor) as client:
+        events = named(post(client, run_input("t1", "weather in Oslo?")))
+    call_id = events[-13]["toolCallId"]  # no id from a text model: the server names the call
+    assert call_id.startswith("call-")
+    assert events == [
+        started("t1"),
+        *text(
+            "m1",
+            "Thought:",
+            " look",
+            " it",
+            " up",
+            "\nAction:",
+            " lookup",
+            "\nAction",
+            " Input:",
+            " Oslo",
+        ),
+        *call(call_id, "lookup", '"Oslo"', parent="m1"),
+        result("m2", call_id, "sunny in Oslo"),
+        *text("m3", "Thought:", " I", " know", "\nFinal", " Answer:", " sunny"),
+        *text("m4", "sunny"),  # the answer itself, apart from the text that held it
+        finished("t1", "sunny"),
+    ]

@@ -149,7 +149,7 @@ class Translator:
         start: Json = {"type": "TOOL_CALL_START", "toolCallId": call_id, "toolCallName": str(tool)}
         if parent is not None:
             start["parentMessageId"] = parent
-        args = {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": _text(tool_input)}
+        args = {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": json_text(tool_input)}
         return [start, args, {"type": "TOOL_CALL_END", "toolCallId": call_id}]
 
     def _take(self, tool: Any, tool_input: Any) -> str | None:
