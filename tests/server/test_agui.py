@@ -43,6 +43,7 @@ from actloop.server import create_app
 from actloop.steps import AgentFinish
 from actloop.testing import FunctionChatModel, ScriptedAgent, ScriptedChatModel
 from actloop.tool_calling import create_tool_calling_agent
+from support.postgres import PostgresServer
 from support.serve import Serve, start_serve, stop_serve
 
 from .agents import make_executor
@@ -456,10 +457,18 @@ def test_a_cancelled_run_finishes_with_a_cancelled_outcome(serve: Serve, tmp_pat
     assert resumed[-1] == finished("t1", "Napped 20 times.", "run-2")
 
 
-def test_a_client_that_leaves_never_stops_the_run(tmp_path: Path) -> None:
+def test_a_client_that_leaves_never_stops_the_run(
+    tmp_path: Path, postgres_server: PostgresServer
+) -> None:
+    """`actloop serve` as a process, on a PostgreSQL store."""
     log = tmp_path / "naps.log"
-    env = {"ACTLOOP_TEST_DB": str(tmp_path / "runs.sqlite"), "ACTLOOP_TEST_LOG": str(log)}
-    proc, url = start_serve("--executor", "server.agents:make_executor", env=env)
+    proc, url = start_serve(
+        "--executor",
+        "server.agents:make_executor",
+        "--db",
+        postgres_server.create_database(),
+        env={"ACTLOOP_TEST_LOG": str(log)},
+    )
     try:
         with httpx.Client(base_url=url, timeout=30) as client:
             with client.stream("POST", "/ag-ui", json=run_input("t1", "slow 5")) as response:

@@ -199,7 +199,7 @@ class Translator:
     def _output(self, output: Any) -> list[Json]:
         """The final answer: the message that streamed it, or one message with all of it."""
         self.result = output
-        text = _text(output)
+        text = "" if output is None else _text(output)
         if self.message is not None and self.streamed == text:
             return self.close()
         events = self.close()
