@@ -54,7 +54,7 @@ def test_a_rebinding_host_is_refused_on_every_route(serve: Serve, tmp_path: Path
     port = url.rsplit(":", 1)[1]
     routes = every_route(app.routes)
     assert ("GET", "/threads") in routes and ("POST", "/agent/invoke") in routes
-    assert len(routes) == 21  # + Responses (4), A2A (the agent card and the JSON-RPC endpoint)
+    assert len(routes) == 22  # + Responses (4), A2A (the card, the JSON-RPC endpoint), AG-UI
     with httpx.Client(base_url=url, timeout=30) as client:
         for method, path in routes:
             response = client.request(

@@ -227,6 +227,7 @@ def test_openapi_describes_the_routes(client: httpx.Client) -> None:
         "/",
         "/.well-known/agent-card.json",
         "/a2a",
+        "/ag-ui",
         "/agent/batch",
         "/agent/config_schema",
         "/agent/input_schema",

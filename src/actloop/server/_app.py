@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from actloop.exceptions import ConfigurationError
 from actloop.server._a2a import a2a_routes
+from actloop.server._agui import agui_routes
 from actloop.server._guard import Guard
 from actloop.server._http import MAX_BODY, HttpError, JsonResponse
 from actloop.server._hub import Busy, RunHub
@@ -174,6 +175,7 @@ def create_app(
         Mount("/agent", routes=agent_routes()),
         *responses_routes(),
         Route("/mcp", mcp),  # the agent as an MCP tool (POST; other methods get 405)
+        *agui_routes(),
     ]
     if executor.checkpointer is not None:
         routes.extend(thread_routes())

@@ -101,6 +101,23 @@ def mcp_paths() -> dict[str, Any]:
     return {"/mcp": {"post": _op(summary, _SSE, message)}}
 
 
+def agui_paths() -> dict[str, Any]:
+    """AG-UI's route (`_agui`): a RunAgentInput in, AG-UI events out."""
+    body = _obj(
+        threadId={"type": "string"},
+        runId={"type": "string"},
+        messages={"type": "array"},
+        state={},
+        tools={"type": "array"},
+        context={"type": "array"},
+        forwardedProps={},
+        resume={"type": "array", "description": "answers to a paused run's interrupts"},
+    )
+    body["required"] = ["threadId", "runId", "messages"]
+    summary = "Run the agent on an AG-UI RunAgentInput; AG-UI events (SSE)"
+    return {"/ag-ui": {"post": _op(summary, _SSE, body)}}
+
+
 def openapi(durable: bool) -> dict[str, Any]:
     """The document; the thread routes only when the served executor is durable."""
     paths: dict[str, Any] = {
@@ -109,6 +126,7 @@ def openapi(durable: bool) -> dict[str, Any]:
         **_AGENT,
         **responses_paths(),
         **mcp_paths(),
+        **agui_paths(),
     }
     if durable:
         paths.update(_THREADS)
