@@ -248,7 +248,7 @@ class _V1EventHandler(_EventHandler):
     events under the call's name, tags and metadata, its stream and end made of what `astream`
     yields (the end's output is their sum, the end comes after the stream closes, without
     `input`); a tool's input only when it was given a dict; a model run's end output the dumped
-    `LLMResult`."""
+    `LLMResult`; a child run that fails ends too (output None, or the model's partial result)."""
 
     def __init__(
         self,
@@ -311,6 +311,16 @@ class _V1EventHandler(_EventHandler):
 
     def _tool_input(self, input_str: str, inputs: dict[str, Any] | None) -> Any:
         return inputs  # a tool given a string shows no input in v1
+
+    def on_chain_error(self, error: BaseException, *, run_id: UUID, **kw: Any) -> None:
+        self.on_chain_end(None, run_id=run_id, **kw)
+
+    def on_tool_error(self, error: BaseException, *, run_id: UUID, **kw: Any) -> None:
+        self._close(run_id, None)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kw: Any) -> None:
+        response = kw.get("response")
+        self._close(run_id, None if response is None else llm_result_dump(response))
 
     def _model_output(self, response: Any) -> Any:
         return llm_result_dump(response)
