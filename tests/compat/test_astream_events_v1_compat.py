@@ -269,7 +269,7 @@ async def test_failing_step_ends_and_the_error_propagates() -> None:
 
 
 async def test_unknown_version_is_refused() -> None:
-    with pytest.raises(ValueError, match="'v1' and 'v2'.*'v3'"):
+    with pytest.raises(ValueError, match=r"'v1' and 'v2'.*'v3'"):
         async for _ in RunnableLambda(_add_one).astream_events(1, version="v3"):
             pass
 

@@ -226,21 +226,26 @@ def _patched(state: Any, old: Any, new: Any) -> Any:
     JSON patches of `old` to `new` change it in place: dict keys, and lists that grew at their end.
     A list the root's first chunk shares between two keys (an executor's `messages`, which is its
     first action's `message_log`) thus grows under both keys, as in LangChain's v1 events."""
-    if isinstance(state, dict) and isinstance(old, Mapping) and isinstance(new, Mapping):
+    if _all(dict, state, old, new):
         target = cast("dict[Any, Any]", state)
-        for key, value in cast("Mapping[Any, Any]", new).items():
-            if key not in old:
+        before = cast("dict[Any, Any]", old)
+        for key, value in cast("dict[Any, Any]", new).items():
+            if key not in before:
                 target[key] = copy.deepcopy(value)
-            elif old[key] is not value:
-                target[key] = _patched(target.get(key), old[key], value)
+            elif before[key] is not value:
+                target[key] = _patched(target.get(key), before[key], value)
         return target
-    if isinstance(state, list) and isinstance(old, list) and isinstance(new, list):
-        items, before = cast("list[Any]", state), cast("list[Any]", old)
-        after = cast("list[Any]", new)
+    if _all(list, state, old, new):
+        items, before, after = (cast("list[Any]", x) for x in (state, old, new))
         if len(after) >= len(before) and after[: len(before)] == before:
             items.extend(copy.deepcopy(after[len(before) :]))
             return items
-    return state if new == old else copy.deepcopy(new)
+    return state if new == old else copy.deepcopy(new)  # a JSON patch `replace`
+
+
+def _all(kind: type, *values: Any) -> bool:
+    """Whether every value is a `kind` (dict or list; AddableDict is a dict)."""
+    return all(isinstance(value, kind) for value in values)
 
 
 class _V1EventHandler(_EventHandler):
