@@ -26,13 +26,18 @@ from _scenarios import (
     tool_calling_executor,
     without_run_ids,
 )
+from langchain_classic.agents import initialize_agent as lc_initialize_agent
 from langchain_core._api.deprecation import LangChainDeprecationWarning
+from langchain_core.language_models.fake import FakeListLLM as LcFakeListLLM
 from langchain_core.language_models.fake_chat_models import (
     GenericFakeChatModel as LcFakeChatModel,
 )
+from langchain_core.language_models.llms import LLM as LcLLM
 from langchain_core.messages import AIMessage as LcAIMessage
 from langchain_core.output_parsers import StrOutputParser as LcStrOutputParser
+from langchain_core.outputs import GenerationChunk as LcGenerationChunk
 from langchain_core.prompts import ChatPromptTemplate as LcChatPromptTemplate
+from langchain_core.prompts import PromptTemplate as LcPromptTemplate
 from langchain_core.runnables import RunnableLambda as LcLambda
 from langchain_core.tools import tool as lc_tool
 from test_chat_model_events_compat import GenericFakeChatModel
@@ -41,13 +46,17 @@ from test_executor_compat import IDS, SCENARIOS
 import actloop
 from actloop import AgentAction, AgentExecutor, AgentFinish, BaseSingleActionAgent, Resume
 from actloop.checkpoint import SqliteCheckpointer
+from actloop.classic import initialize_agent
+from actloop.llms import LLM
 from actloop.output_parsers import StrOutputParser
-from actloop.prompts import ChatPromptTemplate
+from actloop.outputs import GenerationChunk
+from actloop.prompts import ChatPromptTemplate, PromptTemplate
 from actloop.runnables import RunnableLambda
+from actloop.testing import FakeListLLM
 from actloop.tools import tool
 
 pytestmark = [
-    pytest.mark.filterwarnings("ignore:.*(initialize_agent|LLMChain|run).*:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:Use `langchain.agents.create_agent`:DeprecationWarning"),
     pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning"),
 ]
 
@@ -67,9 +76,12 @@ PARALLEL_CALLS_REPLIES = (
 
 
 def _prompt_values_as_messages(value: Any) -> Any:
-    """A prompt value as `{"prompt_value": messages}` (actloop's has no LangChain `dumpd`)."""
+    """A prompt value as `{"prompt_value": messages}`, a text generation chunk as its fields
+    (actloop's have no LangChain `dumpd`)."""
     if hasattr(value, "to_messages") and hasattr(value, "to_string"):
         return {"prompt_value": value.to_messages()}
+    if type(value).__name__ == "GenerationChunk":
+        return {"generation_chunk": value.text, "info": value.generation_info}
     if isinstance(value, dict):
         return {k: _prompt_values_as_messages(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
     if isinstance(value, (list, tuple)):
@@ -94,7 +106,7 @@ def _view(lib: Lib, event: dict[str, Any], run_ids: dict[str, int]) -> dict[str,
         "run": run_ids.setdefault(str(event["run_id"]), len(run_ids)),
         "tags": event["tags"],
         "metadata": _metadata(event["metadata"]),
-        "parent_ids": event["parent_ids"],
+        "parent_ids": [run_ids.setdefault(str(p), len(run_ids)) for p in event["parent_ids"]],
         "data": without_run_ids(plain(lib, _prompt_values_as_messages(event["data"]))),
     }
 
@@ -274,6 +286,80 @@ async def test_unknown_version_is_refused() -> None:
             pass
 
 
+def _words_model(base: type, chunk: type) -> Any:
+    """A text model of `base` (langchain-core's or actloop's `LLM`) named `Words`, streaming
+    "hello big world" word by word as `chunk`s."""
+
+    def _call(self: Any, prompt: str, stop: Any = None, run_manager: Any = None, **kw: Any) -> str:
+        return "hello big world"
+
+    def _stream(
+        self: Any, prompt: str, stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> Any:
+        for word in ("hello", " big", " world"):
+            piece = chunk(text=word)
+            if run_manager is not None:
+                run_manager.on_llm_new_token(word, chunk=piece)
+            yield piece
+
+    llm_type = property(lambda self: "words")  # pyright: ignore[reportUnknownLambdaType]
+    words = type("Words", (base,), {"_call": _call, "_stream": _stream, "_llm_type": llm_type})
+    return words()
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_prompt_text_model_chain(streaming: bool) -> None:
+    """A text-completion model's `on_llm_*` events (v1 streams its tokens as strings)."""
+    lc_model = (
+        _words_model(LcLLM, LcGenerationChunk)
+        if streaming
+        else LcFakeListLLM(responses=["hello big world"])
+    )
+    model = (
+        _words_model(LLM, GenerationChunk)
+        if streaming
+        else FakeListLLM(responses=["hello big world"])
+    )
+    lc_chain = LcPromptTemplate.from_template("say {x}") | lc_model
+    expected = await _v1(LC, lc_chain, {"x": "hi"})
+    got = await _v1(AL, PromptTemplate.from_template("say {x}") | model, {"x": "hi"})
+    assert got == expected
+    tokens = [e["data"]["chunk"] for e in got if e["event"] == "on_llm_stream"]
+    assert tokens == (["hello", " big", " world"] if streaming else [])
+    end = next(e for e in got if e["event"] == "on_llm_end")["data"]
+    generation = {"text": "hello big world", "generation_info": None, "type": "Generation"}
+    assert end == {
+        "input": {"prompts": ["say hi"]},
+        "output": {
+            "generations": [[generation]],
+            "llm_output": None,
+            "run": None,
+            "type": "LLMResult",
+        },
+    }
+
+
+async def test_text_model_events_in_v2_too() -> None:
+    """The `on_llm_*` events are the shared machinery's: v2 has them as langchain-core's v2."""
+
+    async def v2(lib: Lib, chain: Any) -> list[dict[str, Any]]:
+        run_ids: dict[str, int] = {}
+        return [
+            _view(lib, e, run_ids) async for e in chain.astream_events({"x": "hi"}, version="v2")
+        ]
+
+    expected = await v2(
+        LC, LcPromptTemplate.from_template("say {x}") | _words_model(LcLLM, LcGenerationChunk)
+    )
+    got = await v2(AL, PromptTemplate.from_template("say {x}") | _words_model(LLM, GenerationChunk))
+    assert got == expected
+    assert [e["event"] for e in got if e["event"].startswith("on_llm")] == [
+        "on_llm_start",
+        *["on_llm_stream"] * 3,
+        "on_llm_end",
+    ]
+
+
 # -- filters -------------------------------------------------------------------------------------
 
 FILTERS: list[dict[str, Any]] = [
@@ -395,6 +481,57 @@ async def test_executor_whose_tool_raises() -> None:
     got = await _v1_failing(AL, build(AL, scenario)[0], inputs, "tool broke on x")
     assert got == expected
     assert _kinds(got)[-2:] == [("on_tool_start", "broken"), ("on_tool_end", "broken")]
+
+
+async def test_initialize_agent_zero_shot() -> None:
+    """A legacy agent on a text model, with `initialize_agent`'s tag on the executor's run only.
+
+    Known difference, outside the event shapes: LangChain's `LLMChain` calls the text model by
+    `generate_prompt` without metadata, so its model runs lack the `ls_*` metadata that actloop's
+    (like any langchain-core `invoke`) carry; the model events are compared without it."""
+    replies = ["I should search\nAction: search\nAction Input: cats", "Final Answer: done"]
+    lc_tools = [LC.Tool(name="search", func=lambda q: f"r {q}", description="search")]
+    tools = [AL.Tool(name="search", func=lambda q: f"r {q}", description="search")]
+    zero_shot = "zero-shot-react-description"
+    lc_agent = lc_initialize_agent(lc_tools, LcFakeListLLM(responses=replies), agent=zero_shot)
+    agent = initialize_agent(tools, FakeListLLM(responses=replies), agent=zero_shot)
+    expected = await _v1(LC, lc_agent, {"input": "q"})
+    got = await _v1(AL, agent, {"input": "q"})
+    llm = [e for e in got if e["event"].startswith("on_llm_")]
+    assert {str(e["metadata"]) for e in llm} == {
+        "{'ls_provider': 'fakelist', 'ls_model_type': 'llm', "
+        "'ls_stop': ['\\nObservation:', '\\n\\tObservation:']}"
+    }
+    for event in llm:
+        event["metadata"] = {}
+    assert got == expected
+    assert {str(e["tags"]) for e in got} == {"[]"}  # the executor's own tag is not inherited
+    assert _kinds(got)[-1] == ("on_chain_end", "AgentExecutor")
+
+
+async def test_executor_tags_are_its_own_run_s() -> None:
+    """An executor's `tags` tag its own run only, as LangChain's chains' local tags (v2 shows
+    the root's own tags; v1 the call's)."""
+
+    async def tags(lib: Lib, version: str) -> list[tuple[str, str, list[str]]]:
+        executor = tool_calling_executor(lib, TOOL_CALLING_REPLIES, tags=["mine"])
+        events = executor.astream_events(
+            {"input": "q"}, {"tags": ["call"]}, version=version, include_types=["chain", "tool"]
+        )
+        # sorted: the order of inherited and step tags differs (in v2 too), not the tags
+        return [(e["event"], e["name"], sorted(e["tags"])) async for e in events]
+
+    expected = await tags(LC, "v2")
+    got = await tags(AL, "v2")
+    assert got == expected
+    assert got[0] == ("on_chain_start", "AgentExecutor", ["call", "mine"])
+    assert ("on_tool_start", "search", ["call"]) in got
+    with pytest.warns(LangChainDeprecationWarning):
+        expected = await tags(LC, "v1")
+    with pytest.warns(LangChainDeprecationWarning):
+        got = await tags(AL, "v1")
+    assert got == expected
+    assert got[0] == ("on_chain_start", "AgentExecutor", ["call"])
 
 
 # -- durable runs --------------------------------------------------------------------------------

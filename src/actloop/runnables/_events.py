@@ -186,16 +186,56 @@ class _EventHandler(BaseCallbackHandler):
         )
         self._emit("start", run_id, {"input": payload})
 
+    def on_llm_start(
+        self, serialized: dict[str, Any], prompts: list[str], *, run_id: UUID, **kw: Any
+    ) -> None:
+        payload = {"prompts": prompts} if kw.get("parent_run_id") else self.root_input
+        name = kw.get("name") or serialized.get("name", "llm")
+        self._open("llm", name, run_id, kw, payload)
+        self._emit("start", run_id, {"input": payload})
+
     def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: UUID, **kw: Any) -> None:
-        if chunk is not None:
-            self._emit("stream", run_id, {"chunk": getattr(chunk, "message", chunk)})
+        run = self.runs.get(run_id)
+        if run is not None and (chunk is not None or run.kind == "llm"):
+            self._emit("stream", run_id, {"chunk": self._token(run.kind, token, chunk)})
+
+    def _token(self, kind: str, token: str, chunk: Any) -> Any:
+        """A streamed piece: v2 gives a chat model's message chunk, a text model's
+        `GenerationChunk`."""
+        if kind != "llm":
+            return getattr(chunk, "message", chunk)
+        if chunk is None:
+            from actloop.outputs import GenerationChunk
+
+            return GenerationChunk(token)
+        return chunk
 
     def on_llm_end(self, response: Any, *, run_id: UUID, **kw: Any) -> None:
-        self._close(run_id, self._model_output(response))
+        run = self.runs.get(run_id)
+        if run is not None:
+            self._close(run_id, self._model_output(run.kind, response))
 
-    def _model_output(self, response: Any) -> Any:
-        """A chat model run's end output: v2 gives the reply message."""
+    def _model_output(self, kind: str, response: Any) -> Any:
+        """A model run's end output: v2 gives a chat model's reply message, a text model's
+        generations."""
+        if kind == "llm":
+            return {
+                "generations": [
+                    [
+                        {"text": g.text, "generation_info": g.generation_info, "type": _type(g)}
+                        for g in batch
+                    ]
+                    for batch in response.generations
+                ],
+                "llm_output": response.llm_output,
+            }
         return response.generations[0][0].message if response.generations else None
+
+
+def _type(generation: Any) -> str:
+    """A generation's langchain-core `type`: `Generation` for text (chunks too), else the class
+    name (`ChatGeneration`, `ChatGenerationChunk`)."""
+    return type(generation).__name__ if hasattr(generation, "message") else "Generation"
 
 
 def llm_result_dump(response: Any) -> dict[str, Any]:
@@ -206,7 +246,7 @@ def llm_result_dump(response: Any) -> dict[str, Any]:
             {
                 "text": generation.text,
                 "generation_info": generation.generation_info,
-                "type": type(generation).__name__,
+                "type": _type(generation),
                 **({"message": generation.message} if hasattr(generation, "message") else {}),
             }
             for generation in batch
@@ -327,7 +367,10 @@ class _V1EventHandler(_EventHandler):
         response = kw.get("response")
         self._close(run_id, None if response is None else llm_result_dump(response))
 
-    def _model_output(self, response: Any) -> Any:
+    def _token(self, kind: str, token: str, chunk: Any) -> Any:
+        return token if kind == "llm" else super()._token(kind, token, chunk)
+
+    def _model_output(self, kind: str, response: Any) -> Any:
         return llm_result_dump(response)
 
 
