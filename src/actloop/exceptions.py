@@ -79,10 +79,11 @@ def called_by_user(depth: int = 2) -> bool:
     return not (name == "actloop" or name.startswith("actloop."))
 
 
-def warn_deprecated(key: str, message: str, stacklevel: int = 3) -> None:
+def warn_deprecated(key: str, message: str, stacklevel: int = 3, *, once: bool = True) -> None:
     """LangChain's deprecation warning `message`, once a process for each `key` (as LangChain
-    warns once for each deprecated class, function or method)."""
-    if key in _WARNED:
+    warns once for each deprecated class, function or method); every call with `once=False`
+    (as LangChain's own `warn_deprecated` calls, e.g. `astream_events(version="v1")`)."""
+    if once and key in _WARNED:
         return
     _WARNED.add(key)
     import warnings

@@ -452,8 +452,11 @@ class Reply:
     calls: tuple[tuple[str, dict[str, Any], str], ...] = ()
 
 
-def _tool_calling_executor(lib: Lib, replies: tuple[Reply, ...], **options: Any) -> Any:
-    tools = [make_tool(lib, name) for name in ("search", "lookup")]
+def _tool_calling_executor(
+    lib: Lib, replies: tuple[Reply, ...], tools: list[Any] | None = None, **options: Any
+) -> Any:
+    if tools is None:
+        tools = [make_tool(lib, name) for name in ("search", "lookup")]
     if lib is LC:
         messages_mod, prompts_mod = lc_messages, lc_prompts
         create = lc_create_tool_calling_agent
@@ -481,9 +484,12 @@ def _tool_calling_executor(lib: Lib, replies: tuple[Reply, ...], **options: Any)
     return lib.AgentExecutor(agent=agent, tools=tools, **options)
 
 
-def tool_calling_executor(lib: Lib, replies: tuple[Reply, ...], **options: Any) -> Any:
-    """`create_tool_calling_agent` on a scripted chat model, with the search and lookup tools."""
-    return _tool_calling_executor(lib, replies, **options)
+def tool_calling_executor(
+    lib: Lib, replies: tuple[Reply, ...], tools: list[Any] | None = None, **options: Any
+) -> Any:
+    """`create_tool_calling_agent` on a scripted chat model, with `tools` (by default the search
+    and lookup tools)."""
+    return _tool_calling_executor(lib, replies, tools, **options)
 
 
 def without_run_ids(value: Any) -> Any:

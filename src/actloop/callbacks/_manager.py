@@ -232,10 +232,15 @@ class CallbackManager:
         run_id: uuid.UUID | None = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
+        own_tags: list[str] | None = None,
         **kwargs: Any,
     ) -> RunManager:
-        """Open a run: fire `event` (e.g. "on_chain_start") and return its RunManager."""
+        """Open a run: fire `event` (e.g. "on_chain_start") and return its RunManager. `tags` are
+        inherited by the runs below it, `own_tags` are this run's only (a chain's own `tags`, as
+        LangChain passes them)."""
         run = self._open(run_id, tags, metadata)
+        if own_tags:
+            run.tags = list(dict.fromkeys([*run.tags, *own_tags]))
         run.pending = _dispatch(
             self.handlers, event, (serialized, payload), run.start_kwargs(kwargs)
         )

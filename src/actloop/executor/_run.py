@@ -96,7 +96,7 @@ def _open_callbacks(
         config.get("callbacks"),
         executor.callbacks,
         verbose=executor.verbose,
-        tags=[*config.get("tags", ()), *(executor.tags or ())],
+        tags=list(config.get("tags", ())),
         metadata={**executor.metadata, **config.get("metadata", {})},
     )
     if cm is None:
@@ -111,7 +111,14 @@ def _open_callbacks(
         name = config.get("run_name")
     else:
         serialized, name = None, config.get("run_name") or executor.get_name()
-    return cm.start("on_chain_start", serialized, inputs, run_id=config.get("run_id"), name=name)
+    return cm.start(
+        "on_chain_start",
+        serialized,
+        inputs,
+        run_id=config.get("run_id"),
+        name=name,
+        own_tags=executor.tags,  # LangChain's local tags: the executor's run only
+    )
 
 
 def _refuse_approval_tools(executor: AgentExecutor) -> None:

@@ -93,7 +93,8 @@ async def _aiter_one(item: Any) -> AsyncIterator[Any]:
 
 
 def _end_inputs(payload: Any, inputs: list[Any]) -> dict[str, Any]:
-    """`on_chain_end`'s `inputs=` for a streamed-input run: the merged input, as LangChain sends."""
+    """`on_chain_end`'s (and `on_chain_error`'s) `inputs=` for a streamed-input run: the merged
+    input, as LangChain sends."""
     if payload is not _STREAMED:
         return {}
     return {"inputs": merge_chunks(inputs)}
@@ -315,7 +316,7 @@ class Runnable(Generic[Input, Output]):
                 final = add_chunks(final, chunk)
                 yield chunk
         except BaseException as exc:
-            run.fire("on_chain_error", exc)
+            run.fire("on_chain_error", exc, **_end_inputs(payload, inputs))
             raise
         run.fire("on_chain_end", final, **_end_inputs(payload, inputs))
 
@@ -351,7 +352,7 @@ class Runnable(Generic[Input, Output]):
                 final = add_chunks(final, chunk)
                 yield chunk
         except BaseException as exc:
-            await run.afire("on_chain_error", exc)
+            await run.afire("on_chain_error", exc, **_end_inputs(payload, inputs))
             raise
         await run.afire("on_chain_end", final, **_end_inputs(payload, inputs))
 

@@ -350,13 +350,13 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         self, input: dict[str, Any], config: RunnableConfig, **kwargs: Any
     ) -> dict[str, Any]:
         _require_dict(input)
-        return {**input, **self.mapper.invoke(input, _tagged(config, "mapper:step:1"))}
+        return {**input, **self.mapper.invoke(input, config)}
 
     async def _ainvoke(
         self, input: dict[str, Any], config: RunnableConfig, **kwargs: Any
     ) -> dict[str, Any]:
         _require_dict(input)
-        return {**input, **await self.mapper.ainvoke(input, _tagged(config, "mapper:step:1"))}
+        return {**input, **await self.mapper.ainvoke(input, config)}
 
     def _passthrough(self, input: Any) -> AddableDict:
         _require_dict(input)
@@ -369,7 +369,7 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         final: Any = merge_chunks(chunks)
         if passthrough := self._passthrough(final):
             yield passthrough
-        yield from self.mapper.transform(iter((final,)), _tagged(config, "mapper:step:1"))
+        yield from self.mapper.transform(iter((final,)), config)
 
     async def _atransform(
         self, chunks: AsyncIterator[Any], config: RunnableConfig, **kwargs: Any
@@ -377,7 +377,7 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         final: Any = await amerge_chunks(chunks)
         if passthrough := self._passthrough(final):
             yield passthrough
-        mapped = self.mapper.atransform(_aiter_one(final), _tagged(config, "mapper:step:1"))
+        mapped = self.mapper.atransform(_aiter_one(final), config)
         async for chunk in mapped:
             yield chunk
 
