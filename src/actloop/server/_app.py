@@ -33,6 +33,7 @@ from actloop.server._langserve import agent_routes
 from actloop.server._openapi import openapi
 from actloop.server._service import ThreadService
 from actloop.server._threads import thread_routes
+from actloop.server.agent_protocol import agent_protocol_routes
 
 if TYPE_CHECKING:
     from actloop.executor import AgentExecutor
@@ -152,8 +153,8 @@ def create_app(
     max_body: int = MAX_BODY,
     max_batch: int = 100,
 ) -> Starlette:
-    """The app serving `executor`: `/agent/*` (LangServe), `/threads*` when it has a
-    checkpointer, `/` (the page), `/health`, `/openapi.json`; `allowed_hosts` are the names
+    """The app serving `executor`: `/agent/*` (LangServe), the Agent Protocol (`/threads*`,
+    `/runs*`, `/assistants*`; an in-memory store when it has no checkpointer), `/` (the page), `/health`, `/openapi.json`; `allowed_hosts` are the names
     besides loopback ones its clients may reach it by (`*`: any; see `_guard`)."""
     hub = RunHub()
 
@@ -168,8 +169,7 @@ def create_app(
         Route("/openapi.json", openapi_document, methods=["GET"]),
         Mount("/agent", routes=agent_routes()),
     ]
-    if executor.checkpointer is not None:
-        routes.extend(thread_routes())
+    routes.extend([*thread_routes(), *agent_protocol_routes()])
     guard = Middleware(
         Guard,
         token=token,

@@ -151,7 +151,9 @@ class ThreadService:
             return []
         runs = [first]
         while True:  # turns are numbered without gaps
-            record = await read(self.store.aget(turn_id(thread_id, len(runs) + 1), timeout=STORE_WAIT))
+            record = await read(
+                self.store.aget(turn_id(thread_id, len(runs) + 1), timeout=STORE_WAIT)
+            )
             if record is None:
                 return runs
             runs.append(record)
@@ -199,7 +201,8 @@ class ThreadService:
             latest = runs[-1]
             if self.live(thread_id) or latest.status != "finished":
                 raise HttpError(
-                    409, f"thread {thread_id!r} has a run {_state(latest.status)}; resume it instead"
+                    409,
+                    f"thread {thread_id!r} has a run {_state(latest.status)}; resume it instead",
                 )
             if "chat_history" in self.executor.input_keys and "chat_history" not in inputs:
                 inputs["chat_history"] = await self._conversation(runs)
@@ -218,11 +221,27 @@ class ThreadService:
         if self.live(thread_id):
             raise HttpError(409, f"thread {thread_id!r} has a run going on")
         if found.status == "finished":
-            raise HttpError(409, f"thread {thread_id!r} already finished; there is nothing to resume")
+            raise HttpError(
+                409, f"thread {thread_id!r} already finished; there is nothing to resume"
+            )
         if found.pending:
             _check_ids((approve, reject, edit), {str(p.get("id")) for p in found.pending})
         _, turn = public_id(found.record.thread_id)
         return self._run(thread_id, turn, Resume.of(approve, reject, edit))
+
+    async def delete(self, thread_id: str) -> bool:
+        """Forget every turn of the thread and its events here (409 while a run of it goes on;
+        501 for a store that cannot delete); False when there was none."""
+        runs = await self.turns(thread_id)
+        if self.live(thread_id):
+            raise HttpError(409, f"thread {thread_id!r} has a run going on; cancel it first")
+        try:
+            for record in reversed(runs):
+                await read(self.store.adelete(record.thread_id, timeout=STORE_WAIT))
+        except NotImplementedError:
+            raise HttpError(501, "this checkpoint store cannot delete threads") from None
+        self.hub.threads.pop(thread_id, None)
+        return bool(runs)
 
     async def cancel(self, thread_id: str) -> bool:
         """Stop the thread's run going on in this process (it stays resumable); False if none."""
@@ -248,7 +267,9 @@ class ThreadService:
         messages: list[Any] = []
         for record in runs:
             found = await self.decode(record)
-            messages.extend(cast(list[Any], found.inputs.get("chat_history") or [])[len(messages) :])
+            messages.extend(
+                cast(list[Any], found.inputs.get("chat_history") or [])[len(messages) :]
+            )
             question = found.inputs.get("input")
             answer = (found.output or {}).get("output")
             if question is not None:
