@@ -6,7 +6,6 @@ resume value of `command={"resume": ...}`.
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any, cast
@@ -129,13 +128,9 @@ async def _create(request: Request, thread_id: str | None) -> tuple[Run, dict[st
     assistant_id = _assistant_id(request, body.get("assistant_id"))
     modes = _modes(body.get("stream_mode"))
     threads, kept = service(request), book(request)
-    if thread_id is None:
-        thread_id = uuid.uuid4().hex
-        kept.empty[thread_id] = time.time()
-    thread_id = check_thread_id(thread_id)
-    if body.get("if_not_exists") == "create":
-        kept.empty.setdefault(thread_id, time.time())
-    loaded = await load(request, thread_id)
+    missing_ok = thread_id is None or body.get("if_not_exists") == "create"
+    thread_id = check_thread_id(thread_id or uuid.uuid4().hex)
+    loaded = await load(request, thread_id, missing_ok=missing_ok)
     base = loaded.transcript
     command = body.get("command")
     if command is not None:
@@ -160,9 +155,7 @@ def _resume(command: Any) -> Any:
     other = sorted(set(command) - {"resume"})
     if other:
         raise HttpError(422, f"command {other[0]!r} is not supported (only 'resume')")
-    if "resume" not in command:
-        raise HttpError(422, "command needs 'resume'")
-    return command["resume"]
+    return command.get("resume")  # langgraph-sdk leaves out a None resume
 
 
 def _keep(request: Request, thread_id: str, metadata: Any) -> None:

@@ -94,11 +94,14 @@ class Loaded:
     """With `history=True`: the state after each turn, oldest first."""
 
 
-async def load(request: Request, thread_id: str, history: bool = False) -> Loaded:
-    """The thread's turns and values; 404 when neither the store nor this process knows it."""
+async def load(
+    request: Request, thread_id: str, history: bool = False, missing_ok: bool = False
+) -> Loaded:
+    """The thread's turns and values; 404 when neither the store nor this process knows it
+    (unless `missing_ok`: then an empty thread)."""
     threads = service(request)
     turns = await threads.turns(thread_id)
-    if not turns and thread_id not in book(request).empty:
+    if not turns and not missing_ok and thread_id not in book(request).empty:
         raise HttpError(404, f"no thread {thread_id!r}")
     loaded = Loaded(thread_id, turns, Transcript())
     for record in turns:
