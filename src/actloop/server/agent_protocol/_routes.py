@@ -78,8 +78,8 @@ async def assistant_schemas(request: Request) -> Response:
     """`GET /assistants/{id}/schemas`: input, output, state and config schemas."""
     _assistant_id(request, request.path_params["assistant_id"])
     executor = request.app.state.executor
-    keys: list[str] = list(executor.input_keys)
-    outputs: list[str] = list(executor.output_keys)
+    keys: list[str] = list(executor.input_keys) or ["input"]  # a Runnable agent's prompt: {input}
+    outputs: list[str] = list(executor.output_keys) or ["output"]
     message_list = {"type": "array", "items": {"type": "object"}}
     state = _schema("State", {**_props(keys + outputs), "messages": message_list}, [])
     return JsonResponse(
@@ -261,7 +261,7 @@ async def join_stream(request: Request) -> Response:
     """`GET /threads/{id}/runs/{run_id}/stream`: the run's stream from its start, or after
     `Last-Event-ID`; `?stream_mode=` (repeatable) picks modes, the run's own by default."""
     run = _run(request)
-    asked = request.query_params.getlist("stream_mode")
+    asked = [m for m in request.query_params.getlist("stream_mode") if m]
     modes = _modes(asked) if asked else run.modes
     last = request.headers.get("last-event-id")
     after = parse_int(last, "Last-Event-ID") if last else -1

@@ -161,8 +161,8 @@ class _Parts:
             "data": data,
         }
 
-    def _meta(self, node: str) -> dict[str, Any]:
-        return {**self.meta, "langgraph_node": node, "langgraph_step": self.state.step}
+    def _meta(self, node: str, step: int) -> dict[str, Any]:
+        return {**self.meta, "langgraph_node": node, "langgraph_step": step}
 
     def data(self, chunk: Any) -> list[tuple[str, Any]]:
         if not isinstance(chunk, dict):
@@ -170,6 +170,7 @@ class _Parts:
         chunk = cast(dict[str, Any], chunk)
         if "token" in chunk:
             return self._token(str(chunk["token"]))
+        step = self.state.step
         node, messages = self.state.apply(chunk)
         out: list[tuple[str, Any]] = []
         if "events" in self.modes:
@@ -177,7 +178,7 @@ class _Parts:
             if "output" in chunk:
                 out.append(("events", self._event("on_chain_end", {"output": chunk})))
         for message in messages:
-            out.extend(self._message(message, node))
+            out.extend(self._message(message, node, step))
         if node == "__interrupt__":
             interrupts = self.state.interrupts()
             if "updates" in self.modes:
@@ -207,10 +208,11 @@ class _Parts:
                 "tool_calls": [],
                 "tool_call_chunks": [],
             }
-            out.append(("messages", [piece, self._meta("agent")]))
+            out.append(("messages", [piece, self._meta("agent", self.state.step)]))
         if "messages" in self.modes:
             if first:
-                out.append(("messages/metadata", {ident: {"metadata": self._meta("agent")}}))
+                meta = self._meta("agent", self.state.step)
+                out.append(("messages/metadata", {ident: {"metadata": meta}}))
             whole = {"type": "ai", "content": self.partial[ident], "id": ident, "tool_calls": []}
             out.append(("messages/partial", [whole]))
         if "events" in self.modes:
@@ -218,16 +220,17 @@ class _Parts:
             out.append(("events", self._event("on_chat_model_stream", {"chunk": piece}, "model")))
         return out
 
-    def _message(self, message: dict[str, Any], node: str) -> list[tuple[str, Any]]:
+    def _message(self, message: dict[str, Any], node: str, step: int) -> list[tuple[str, Any]]:
         """The parts of a whole message (an AI step or answer, a tool result)."""
         streamed = message["id"] in self.partial
         out: list[tuple[str, Any]] = []
         if "messages-tuple" in self.modes and not (streamed and not message.get("tool_calls")):
             whole = {**message, "content": ""} if streamed else message
-            out.append(("messages", [whole, self._meta(node)]))
+            out.append(("messages", [whole, self._meta(node, step)]))
         if "messages" in self.modes:
             if not streamed:
-                out.append(("messages/metadata", {message["id"]: {"metadata": self._meta(node)}}))
+                meta = self._meta(node, step)
+                out.append(("messages/metadata", {message["id"]: {"metadata": meta}}))
             out.append(("messages/complete", [message]))
         return out
 
@@ -238,7 +241,8 @@ async def parts(
     """The run's stream parts, live until it ends; those of events up to `after` are left out."""
     maker = _Parts(run, modes)
     for name, data in maker.start():
-        yield name, data, None
+        if name == "metadata" or after < 0:  # a reconnect has had the start
+            yield name, data, None
     started = run.started
     events: AsyncIterator[Event] = started.log.follow(started.first_event)
     async for ident, name, raw in events:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 
 from actloop.server._http import HttpError
-from actloop.server._service import ThreadService
+from actloop.server._service import ThreadService, error_type
 from actloop.server.agent_protocol._runs import RunBook
 from actloop.server.agent_protocol._state import Transcript, iso
 
@@ -120,6 +120,8 @@ def status(request: Request, loaded: Loaded) -> str:
     latest = loaded.turns[-1]
     if latest.status == "running":
         return "busy" if latest.owner else "interrupted"
+    if latest.status == "failed" and error_type(latest.error) == "CancelledError":
+        return "interrupted"  # cancelled: stopped midway, not failed
     return _STATUS.get(latest.status, "idle")
 
 
