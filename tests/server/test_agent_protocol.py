@@ -429,7 +429,7 @@ def test_stateless_runs(sync: SyncLangGraphClient) -> None:
         "output": "The sum is 42.",
         "messages": added(thread["thread_id"]),
     }
-    run, parts = collect(
+    _, parts = collect(
         sync.runs.stream(None, "agent", input={"input": "add 1 2"}, stream_mode="updates")
     )
     assert [name for name, _ in parts] == ["metadata", "updates", "updates", "updates", "end"]

@@ -1,5 +1,5 @@
-"""`actloop runs show` and `GET /threads/{id}/state` tell the same history for the same journal (both
-read it through `actloop.checkpoint.read_thread`), and name the same damaged entry."""
+"""`actloop runs show` and `GET /threads/{id}/state` tell the same history for the same journal
+(both read it through `actloop.checkpoint.read_thread`), and name the same damaged entry."""
 
 from __future__ import annotations
 

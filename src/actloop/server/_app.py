@@ -154,8 +154,9 @@ def create_app(
     max_batch: int = 100,
 ) -> Starlette:
     """The app serving `executor`: `/agent/*` (LangServe), the Agent Protocol (`/threads*`,
-    `/runs*`, `/assistants*`; an in-memory store when it has no checkpointer), `/` (the page), `/health`, `/openapi.json`; `allowed_hosts` are the names
-    besides loopback ones its clients may reach it by (`*`: any; see `_guard`)."""
+    `/runs*`, `/assistants*`; an in-memory store when it has no checkpointer), `/` (the page),
+    `/health`, `/openapi.json`; `allowed_hosts` are the names besides loopback ones its clients
+    may reach it by (`*`: any; see `_guard`)."""
     hub = RunHub()
 
     @contextlib.asynccontextmanager

@@ -43,8 +43,8 @@ _AGENT: dict[str, Any] = {
     "/agent/config_schema": {"get": _op("JSON schema of the honoured config")},
 }
 _THREAD = "/threads/{thread_id}"
-_RUN = f"{_THREAD}/runs/{{run_id}}"
-_RUN_BODY = _obj(
+_ONE_RUN = f"{_THREAD}/runs/{{run_id}}"
+_RUN_IN = _obj(
     assistant_id={"type": "string"},
     input={},
     command=_obj(resume={}),
@@ -78,19 +78,19 @@ def agent_protocol_paths() -> dict[str, Any]:
         f"{_THREAD}/events": {
             "get": _op("actloop: follow the thread's events (SSE; resume with Last-Event-ID)", _SSE)
         },
-        "/runs": {"post": _op("Start a run on a new thread", body=_RUN_BODY)},
-        "/runs/wait": {"post": _op("Run on a new thread; its end state", body=_RUN_BODY)},
-        "/runs/stream": {"post": _op("Run on a new thread, streamed", _SSE, _RUN_BODY)},
+        "/runs": {"post": _op("Start a run on a new thread", body=_RUN_IN)},
+        "/runs/wait": {"post": _op("Run on a new thread; its end state", body=_RUN_IN)},
+        "/runs/stream": {"post": _op("Run on a new thread, streamed", _SSE, _RUN_IN)},
         f"{_THREAD}/runs": {
             "get": _op("The thread's runs, newest first"),
-            "post": _op("Start a run (or resume one with command)", body=_RUN_BODY),
+            "post": _op("Start a run (or resume one with command)", body=_RUN_IN),
         },
-        f"{_THREAD}/runs/wait": {"post": _op("Run; its end state", body=_RUN_BODY)},
-        f"{_THREAD}/runs/stream": {"post": _op("Run, streamed", _SSE, _RUN_BODY)},
-        _RUN: {"get": _op("A run")},
-        f"{_RUN}/join": {"get": _op("Wait for the run's end; its end state")},
-        f"{_RUN}/stream": {"get": _op("Join the run's stream (Last-Event-ID resumes)", _SSE)},
-        f"{_RUN}/cancel": {"post": _op("Cancel the run (it stays resumable)")},
+        f"{_THREAD}/runs/wait": {"post": _op("Run; its end state", body=_RUN_IN)},
+        f"{_THREAD}/runs/stream": {"post": _op("Run, streamed", _SSE, _RUN_IN)},
+        _ONE_RUN: {"get": _op("A run")},
+        f"{_ONE_RUN}/join": {"get": _op("Wait for the run's end; its end state")},
+        f"{_ONE_RUN}/stream": {"get": _op("Join the run's stream (Last-Event-ID resumes)", _SSE)},
+        f"{_ONE_RUN}/cancel": {"post": _op("Cancel the run (it stays resumable)")},
     }
 
 

@@ -43,7 +43,7 @@ async def create_thread(request: Request) -> Response:
     body = await read_json(request)
     given = body.get("thread_id")
     thread_id = check_thread_id(given) if given is not None else str(uuid.uuid4())
-    metadata = body.get("metadata") or {}
+    metadata: Any = body.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise HttpError(422, "'metadata' must be an object")
     kept = book(request)

@@ -65,8 +65,8 @@ def _listed(given: Any, waiting: list[str]) -> dict[str, Any]:
     approve: list[str] = []
     reject: dict[str, Any] = {}
     edit: dict[str, Any] = {}
-    for call, decision in zip(waiting, cast(list[Any], given)):
-        kind = decision.get("type") if isinstance(decision, dict) else None
+    for call, decision in zip(waiting, cast(list[Any], given), strict=True):
+        kind = cast(dict[str, Any], decision).get("type") if isinstance(decision, dict) else None
         if kind == "approve":
             approve.append(call)
         elif kind == "reject":
@@ -87,7 +87,7 @@ def run_input(executor: AgentExecutor, value: Any) -> Any:
     front ends send) gives its last human message as `input` when the agent has no `messages`
     input; anything else goes as it is (`ThreadService.start` checks it)."""
     if not isinstance(value, dict) or "messages" in executor.input_keys:
-        return value
+        return cast(Any, value)
     value = cast(dict[str, Any], value)
     if "messages" not in value or "input" in value:
         return value
@@ -112,8 +112,14 @@ def _last_human(messages: Any) -> str | None:
     return None
 
 
+def _block_text(block: Any) -> str:
+    if isinstance(block, dict):
+        return str(cast(dict[str, Any], block).get("text", ""))
+    return str(block)
+
+
 def _content(content: Any) -> str:
     if isinstance(content, list):
         blocks = cast(list[Any], content)
-        return "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in blocks)
+        return "".join(_block_text(b) for b in blocks)
     return "" if content is None else str(content)

@@ -48,7 +48,7 @@ async def search_assistants(request: Request) -> Response:
     body = await read_json(request)
     found = _assistant(request)
     graph, name = body.get("graph_id"), body.get("name")
-    meta = body.get("metadata") or {}
+    meta: Any = body.get("metadata") or {}
     matches = (
         graph in (None, GRAPH) and name in (None, found["name"]) and _has(found["metadata"], meta)
     )

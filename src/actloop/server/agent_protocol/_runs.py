@@ -72,7 +72,7 @@ class Run:
     def status(self) -> str:
         """`running`, then `success`, `interrupted` (paused or cancelled) or `error`."""
         events = self.started.log.events[self.started.first_event :]
-        for _, name, data in events:
+        for _, name, _ in events:
             if name in _TERMINAL:
                 if name == "end" and any(
                     '"pending_approvals"' in d for _, n, d in events if n == "data"
@@ -201,7 +201,7 @@ class _Parts:
         self.partial[ident] = self.partial.get(ident, "") + token
         out: list[tuple[str, Any]] = []
         if "messages-tuple" in self.modes:
-            piece = {
+            piece: dict[str, Any] = {
                 "type": "AIMessageChunk",
                 "content": token,
                 "id": ident,
@@ -213,7 +213,8 @@ class _Parts:
             if first:
                 meta = self._meta("agent", self.state.step)
                 out.append(("messages/metadata", {ident: {"metadata": meta}}))
-            whole = {"type": "ai", "content": self.partial[ident], "id": ident, "tool_calls": []}
+            whole: dict[str, Any] = {"type": "ai", "content": self.partial[ident], "id": ident}
+            whole["tool_calls"] = []
             out.append(("messages/partial", [whole]))
         if "events" in self.modes:
             piece = {"type": "AIMessageChunk", "content": token, "id": ident}

@@ -158,7 +158,7 @@ class Transcript:
             k: v for k, v in cast(dict[str, Any], encode(output)).items() if k != "messages"
         }
         answer = self.output.get("output", self.output)
-        message = {
+        message: dict[str, Any] = {
             "type": "ai",
             "content": text(answer),
             "id": self.message_id("ai", self.step),
