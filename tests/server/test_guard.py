@@ -84,6 +84,23 @@ def test_allowed_hosts_name_a_reverse_proxy(serve: Serve, tmp_path: Path) -> Non
     assert httpx.get(f"{anything}/openapi.json", headers={"Host": REBIND}).status_code == 200
 
 
+def test_the_token_as_an_api_key_and_a_body_less_post(serve: Serve, tmp_path: Path) -> None:
+    """langgraph-sdk sends the token as `X-Api-Key` and its cancel as a POST with no body and no
+    `Content-Type`: both pass; a body-less POST with a type, or from another origin, does not."""
+    url = serve(durable_app(tmp_path, token="t0k"))
+    cancel = f"{url}/threads/t1/runs/r1/cancel"
+    assert httpx.post(f"{url}/threads/search", json={}, headers={"X-Api-Key": "t0k"}).json() == []
+    wrong = httpx.post(f"{url}/threads/search", json={}, headers={"X-Api-Key": "t0k2"})
+    assert (wrong.status_code, wrong.json()) == (401, {"error": "missing or wrong bearer token"})
+    key = {"X-Api-Key": "t0k"}
+    passed = httpx.post(cancel, headers=key)  # no body, no type: the route answers
+    assert (passed.status_code, passed.json()) == (404, {"error": "no run 'r1' of thread 't1'"})
+    typed = httpx.post(cancel, headers={**key, "Content-Type": "text/plain"})
+    assert typed.status_code == 415
+    elsewhere = httpx.post(cancel, headers={**key, "Origin": "http://evil.example"})
+    assert elsewhere.status_code == 403
+
+
 def test_a_cross_site_simple_post_runs_nothing(
     serve: Serve, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
