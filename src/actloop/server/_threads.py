@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -30,7 +30,20 @@ from starlette.routing import Route
 from actloop.server._http import HttpError, JsonResponse, event_stream, parse_int, read_json
 from actloop.server._langserve import check_thread_id
 from actloop.server._service import public_id
-from actloop.server.agent_protocol import book, load, service, state_view, thread_view
+from actloop.server.agent_protocol import (
+    Loaded,
+    Transcript,
+    book,
+    load,
+    metadata,
+    service,
+    state_view,
+    status,
+    thread_view,
+)
+
+if TYPE_CHECKING:
+    from actloop.checkpoint import RunRecord
 
 __all__ = ["thread_routes"]
 
@@ -92,6 +105,9 @@ async def search_threads(request: Request) -> Response:
             raise HttpError(422, "'ids' must be a list of thread ids")
         chosen = {str(i) for i in cast(list[Any], ids)}
         known = [t for t in known if t in chosen]
+    if body.get("values") is None and _sort_key(body) in ("updated_at", "thread_id"):
+        picked = _picked(request, records, known, body)[offset : offset + limit]
+        return JsonResponse([thread_view(request, await load(request, t)) for t in picked])
     found: list[dict[str, Any]] = []
     for thread_id in known:
         view = thread_view(request, await load(request, thread_id))
@@ -102,6 +118,26 @@ async def search_threads(request: Request) -> Response:
         reverse=body.get("sort_order", "desc") != "asc",
     )
     return JsonResponse(found[offset : offset + limit])
+
+
+def _picked(
+    request: Request, records: list[RunRecord], known: list[str], body: dict[str, Any]
+) -> list[str]:
+    """The threads a search without a `values` filter finds, in order, from their latest
+    records alone (no journal read: only the page asked for is loaded)."""
+    latest = {public_id(r.thread_id)[0]: r for r in records}
+    kept = book(request)
+    wanted, meta = body.get("status"), body.get("metadata")
+    found: list[tuple[Any, str]] = []
+    for thread_id in known:
+        record = latest.get(thread_id)
+        light = Loaded(thread_id, [record] if record else [], Transcript())
+        view = {"status": status(request, light), "metadata": metadata(request, thread_id)}
+        if _matches({**view, "values": {}}, wanted, meta, None):
+            when = record.updated if record else kept.empty.get(thread_id, 0.0)
+            found.append((when if _sort_key(body) == "updated_at" else thread_id, thread_id))
+    found.sort(reverse=body.get("sort_order", "desc") != "asc")
+    return [thread_id for _, thread_id in found]
 
 
 def _sort_key(body: dict[str, Any]) -> str:

@@ -14,15 +14,30 @@ from __future__ import annotations
 from starlette.routing import Route
 
 from actloop.server.agent_protocol._routes import assistant_routes, run_routes
-from actloop.server.agent_protocol._views import GRAPH, book, load, service, state_view, thread_view
+from actloop.server.agent_protocol._state import Transcript
+from actloop.server.agent_protocol._views import (
+    GRAPH,
+    Loaded,
+    book,
+    load,
+    metadata,
+    service,
+    state_view,
+    status,
+    thread_view,
+)
 
 __all__ = [
     "GRAPH",
+    "Loaded",
+    "Transcript",
     "agent_protocol_routes",
     "book",
     "load",
+    "metadata",
     "service",
     "state_view",
+    "status",
     "thread_view",
 ]
 

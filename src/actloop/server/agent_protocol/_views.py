@@ -1,9 +1,9 @@
 """Threads, states and assistants in the Agent Protocol's shapes, read through `ThreadService`.
 
 A thread's status: `busy` while a run of it goes on (here, or in another process holding its
-lease), `interrupted` when its latest turn waits for approval or was stopped midway (cancelled,
-or its process died: a run with `command={"resume": null}` goes on with it), `error` when that
-turn failed, `idle` otherwise. A thread created with `POST /threads` and no run yet lives in this
+lease), `interrupted` when its latest turn waits for approval or was stopped midway (cancelled:
+saved as failed with `CancelledError`; or its process died), `error` when that turn failed,
+`idle` otherwise. A run with `command={"resume": null}` goes on with a stopped or failed turn. A thread created with `POST /threads` and no run yet lives in this
 process only (with its metadata) until its first run saves it in the store.
 """
 
@@ -31,8 +31,10 @@ __all__ = [
     "assistant",
     "book",
     "load",
+    "metadata",
     "service",
     "state_view",
+    "status",
     "thread_view",
 ]
 
@@ -132,15 +134,16 @@ def _times(request: Request, loaded: Loaded) -> tuple[str, str]:
     return iso(loaded.turns[0].created), iso(loaded.turns[-1].updated)
 
 
+def metadata(request: Request, thread_id: str) -> dict[str, Any]:
+    """The thread's metadata: the graph's and assistant's ids, and what its client set."""
+    return {"graph_id": GRAPH, "assistant_id": GRAPH, **book(request).metadata.get(thread_id, {})}
+
+
 def thread_view(request: Request, loaded: Loaded) -> dict[str, Any]:
     """The protocol's `Thread` object."""
     created, updated = _times(request, loaded)
     transcript = loaded.transcript
-    meta = {
-        "graph_id": GRAPH,
-        "assistant_id": GRAPH,
-        **book(request).metadata.get(loaded.thread_id, {}),
-    }
+    meta = metadata(request, loaded.thread_id)
     interrupts = {transcript.turn_id: transcript.interrupts()} if transcript.pending else {}
     return {
         "thread_id": loaded.thread_id,
