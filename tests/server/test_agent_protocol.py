@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from langgraph_sdk import get_client, get_sync_client
 from langgraph_sdk.client import LangGraphClient, SyncLangGraphClient
@@ -531,3 +532,33 @@ def test_actloop_serve_with_the_sync_client(tmp_path: Path) -> None:
     finally:
         stop_serve(proc)
     assert values["output"] == "The sum is 42."
+
+
+async def test_a_client_that_leaves_never_stops_the_run(client: LangGraphClient) -> None:
+    await client.threads.create(thread_id="gone")
+    parts = client.runs.stream("gone", "agent", input={"input": "slow 5"}, stream_mode="updates")
+    async for part in parts:
+        if part.event == "updates":
+            break  # leave after the first step
+    await parts.aclose()  # type: ignore[attr-defined]
+    [run] = await client.runs.list("gone")
+    done = await client.runs.join("gone", run["run_id"])
+    assert done["output"] == "Napped 5 times."
+    assert (await client.runs.get("gone", run["run_id"]))["status"] == "success"
+
+
+def test_one_thread_over_langserve_and_the_agent_protocol(
+    url: str, sync: SyncLangGraphClient
+) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    body = {"input": {"input": "add 2 40"}, "config": {"configurable": {"thread_id": "x"}}}
+    assert httpx.post(f"{url}/agent/invoke", json=body, headers=auth).status_code == 200
+    assert sync.threads.get("x")["values"]["messages"] == added("x")
+    second = sync.runs.wait("x", "agent", input={"input": "add 1 2"})
+    assert second["output"] == "The sum is 3."
+    assert [m["id"] for m in second["messages"]][4:] == [
+        "x:2-human-0",
+        "x:2-ai-0",
+        "x:2-tool-0-0",
+        "x:2-ai-1",
+    ]
