@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from actloop.executor import PAUSED_KEY
 from actloop.server._hub import Event
 from actloop.server._service import Started, ThreadService, decode_event, error_type
 from actloop.server.agent_protocol._state import Transcript, iso
@@ -71,14 +72,13 @@ class Run:
     @property
     def status(self) -> str:
         """`running`, then `success`, `interrupted` (paused or cancelled) or `error`."""
-        events = self.started.log.events[self.started.first_event :]
-        for _, name, _ in events:
+        paused = False
+        for _, name, data in self.started.log.events[self.started.first_event :]:
             if name in _TERMINAL:
-                if name == "end" and any(
-                    '"pending_approvals"' in d for _, n, d in events if n == "data"
-                ):
-                    return "interrupted"
-                return _TERMINAL[name]
+                return "interrupted" if name == "end" and paused else _TERMINAL[name]
+            if '"pending_approvals"' in data:  # cheap first: decode only a likely pause
+                chunk = decode_event(data)
+                paused = isinstance(chunk, dict) and PAUSED_KEY in chunk
         return "running"
 
     def view(self) -> dict[str, Any]:

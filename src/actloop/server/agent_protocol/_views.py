@@ -3,8 +3,10 @@
 A thread's status: `busy` while a run of it goes on (here, or in another process holding its
 lease), `interrupted` when its latest turn waits for approval or was stopped midway (cancelled:
 saved as failed with `CancelledError`; or its process died), `error` when that turn failed,
-`idle` otherwise. A run with `command={"resume": null}` goes on with a stopped or failed turn. A thread created with `POST /threads` and no run yet lives in this
-process only (with its metadata) until its first run saves it in the store.
+`idle` otherwise. A run with `command={"resume": null}` goes on with a stopped or failed turn.
+
+A thread created with `POST /threads` and no run yet lives in this process only (with its
+metadata) until its first run saves it in the store.
 """
 
 from __future__ import annotations
