@@ -157,6 +157,13 @@ async def test_threads_create_get_search_delete(client: LangGraphClient) -> None
     assert len(other["thread_id"]) == 36  # a uuid
     assert [t["thread_id"] for t in await client.threads.search(metadata={"user": "u1"})] == ["a"]
     assert len(await client.threads.search(status="idle")) == 2
+    updated = await client.threads.update("a", metadata={"topic": "sums"})
+    assert updated["metadata"] == {
+        "graph_id": "agent",
+        "assistant_id": "agent",
+        "user": "u1",
+        "topic": "sums",
+    }
     assert await client.threads.search(status="busy") == []
     await client.runs.wait("a", "agent", input={"input": "add 2 40"})
     assert [

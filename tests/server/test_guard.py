@@ -55,7 +55,7 @@ def test_a_rebinding_host_is_refused_on_every_route(serve: Serve, tmp_path: Path
     port = url.rsplit(":", 1)[1]
     routes = every_route(app.routes)
     assert ("POST", "/threads/search") in routes and ("POST", "/agent/invoke") in routes
-    assert len(routes) == 32
+    assert len(routes) == 33
     with httpx.Client(base_url=url, timeout=30) as client:
         for method, path in routes:
             response = client.request(

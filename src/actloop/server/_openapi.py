@@ -69,7 +69,11 @@ def agent_protocol_paths() -> dict[str, Any]:
             )
         },
         "/threads/search": {"post": _op("Search threads", body=_obj(limit={}, status={}, ids={}))},
-        _THREAD: {"get": _op("A thread"), "delete": _op("Delete a thread")},
+        _THREAD: {
+            "get": _op("A thread"),
+            "patch": _op("Merge into its metadata", body=_obj(metadata={"type": "object"})),
+            "delete": _op("Delete a thread"),
+        },
         f"{_THREAD}/state": {"get": _op("The thread's state (values, next, tasks, interrupts)")},
         f"{_THREAD}/history": {
             "get": _op("The state after each turn, newest first"),

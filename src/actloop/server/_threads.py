@@ -75,6 +75,18 @@ async def get_thread(request: Request) -> Response:
     return JsonResponse(thread_view(request, await load(request, thread_id)))
 
 
+async def update_thread(request: Request) -> Response:
+    """`PATCH /threads/{id}` `{"metadata": {...}}`: merge into the thread's metadata (kept by
+    this process); the thread."""
+    thread_id = check_thread_id(request.path_params["thread_id"])
+    given: Any = (await read_json(request)).get("metadata") or {}
+    if not isinstance(given, dict):
+        raise HttpError(422, "'metadata' must be an object")
+    loaded = await load(request, thread_id)
+    book(request).metadata.setdefault(thread_id, {}).update(cast(dict[str, Any], given))
+    return JsonResponse(thread_view(request, loaded))
+
+
 async def delete_thread(request: Request) -> Response:
     """`DELETE /threads/{id}`: forget the thread and its runs (409 while one goes on)."""
     thread_id = check_thread_id(request.path_params["thread_id"])
@@ -203,6 +215,7 @@ def thread_routes() -> list[Route]:
         Route("/threads", create_thread, methods=["POST"]),
         Route("/threads/search", search_threads, methods=["POST"]),
         Route("/threads/{thread_id}", get_thread, methods=["GET"]),
+        Route("/threads/{thread_id}", update_thread, methods=["PATCH"]),
         Route("/threads/{thread_id}", delete_thread, methods=["DELETE"]),
         Route("/threads/{thread_id}/state", thread_state, methods=["GET"]),
         Route("/threads/{thread_id}/history", thread_history, methods=["GET", "POST"]),
