@@ -181,11 +181,20 @@ def _matches(view: dict[str, Any], status: Any, metadata: Any, values: Any) -> b
 async def thread_state(request: Request) -> Response:
     """`GET /threads/{id}/state`: the thread's current state (values, next, tasks, interrupts)."""
     thread_id = check_thread_id(request.path_params["thread_id"])
+    before = _last_event(request, thread_id)
     loaded = await load(request, thread_id)
-    event_log = service(request).log(thread_id)
-    last = len(event_log.events) - 1 if event_log else -1
-    headers = {"X-Actloop-Last-Event": str(last)}
+    for _ in range(2):  # a state no event came in during: the page follows from its last one
+        if _last_event(request, thread_id) == before:
+            break
+        before = _last_event(request, thread_id)
+        loaded = await load(request, thread_id)
+    headers = {"X-Actloop-Last-Event": str(before)}
     return JsonResponse(state_view(request, loaded), headers=headers)
+
+
+def _last_event(request: Request, thread_id: str) -> int:
+    event_log = service(request).log(thread_id)
+    return len(event_log.events) - 1 if event_log else -1
 
 
 async def thread_history(request: Request) -> Response:
