@@ -170,6 +170,11 @@ def test_origins_allowed_are_the_served_one_and_cors_ones(serve: Serve) -> None:
         assert ok.json()["output"]["output"] == "The sum is 3.", origin
     cors = httpx.post(f"{url}/agent/invoke", json=body, headers={"Origin": "http://app.example"})
     assert cors.headers["access-control-allow-origin"] == "http://app.example"
+    assert cors.headers["access-control-expose-headers"] == (
+        "Content-Location, Location, X-Actloop-Last-Event"
+    )
+    preflight = {"Origin": "http://app.example", "Access-Control-Request-Method": "DELETE"}
+    assert httpx.options(f"{url}/threads/t1", headers=preflight).status_code == 200
     other_port = httpx.get(
         f"{url}/agent/input_schema", headers={"Origin": f"http://localhost:{port}"}
     )

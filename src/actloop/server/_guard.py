@@ -97,8 +97,10 @@ class Guard:
             self.inner = CORSMiddleware(
                 self._checked,
                 allow_origins=list(cors_origins),
-                allow_methods=["GET", "POST"],
+                allow_methods=["GET", "POST", "PATCH", "DELETE"],
                 allow_headers=["Authorization", "Content-Type", "Last-Event-ID", "X-Api-Key"],
+                # what langgraph-sdk front ends read: the run a stream started, its reconnect
+                expose_headers=["Content-Location", "Location", "X-Actloop-Last-Event"],
             )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
