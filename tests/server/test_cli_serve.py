@@ -67,18 +67,19 @@ def test_serves_a_module_factory_with_durable_threads(tmp_path: Path) -> None:
     auth = {"Authorization": "Bearer t0k"}
     try:
         with httpx.Client(base_url=url, headers=auth) as client:
-            started = client.post(
-                "/threads", json={"input": {"input": "add 5 6"}, "thread_id": "a"}
-            )
-            assert started.status_code == 202
+            assert client.post("/threads", json={"thread_id": "a"}).status_code == 200
+            body = {"assistant_id": "agent", "input": {"input": "add 5 6"}}
+            assert client.post("/threads/a/runs", json=body).status_code == 200
             with client.stream("GET", "/threads/a/events") as events:
                 events.read()
-            state = client.get("/threads/a").json()
+            thread = client.get("/threads/a").json()
     finally:
         stop_serve(proc)
-    assert (state["status"], state["output"]) == ("finished", {"output": "The sum is 11."})
-    assert state["steps"] == [
-        {"id": "0-0", "tool": "add", "tool_input": {"a": 5, "b": 6}, "observation": 11}
+    values = thread["values"]
+    assert (thread["status"], values["output"]) == ("idle", "The sum is 11.")
+    assert [(m["type"], m.get("tool_calls"), m["content"]) for m in values["messages"][1:3]] == [
+        ("ai", [{"name": "add", "args": {"a": 5, "b": 6}, "id": "0-0", "type": "tool_call"}], ""),
+        ("tool", None, "11"),
     ]
 
 

@@ -30,6 +30,7 @@ REBIND = "rebind.attacker.example"
 # What a hostile page's script does; every request is one a page may send without asking the
 # server first (no-cors, or a form), or a read it is not allowed (cors mode, no CORS headers).
 ATTACK = """async (victim) => {
+  const APPROVE = JSON.stringify({assistant_id: "agent", command: {resume: {approve: true}}});
   const simple = (path, body) => fetch(victim + path, {
     method: "POST", mode: "no-cors", headers: {"Content-Type": "text/plain"}, body,
   }).then(() => "sent", (e) => "blocked: " + e.name);
@@ -37,12 +38,12 @@ ATTACK = """async (victim) => {
     .then((r) => r.text(), (e) => "unreadable: " + e.name);
   const results = {
     invoke: await simple("/agent/invoke", JSON.stringify({input: {input: "slow 1"}})),
-    start: await simple("/threads", JSON.stringify({input: {input: "slow 1"}})),
-    approve: await simple("/threads/t1/resume", JSON.stringify({approve: true})),
-    list: await read("/threads", {}),
-    state: await read("/threads/t1", {}),
-    json_post: await read("/threads/t1/resume", {
-      method: "POST", headers: {"Content-Type": "application/json"}, body: '{"approve": true}',
+    start: await simple("/runs", JSON.stringify({assistant_id: "agent", input: {input: "slow 1"}})),
+    approve: await simple("/threads/t1/runs", APPROVE),
+    list: await read("/threads/search", {method: "POST"}),
+    state: await read("/threads/t1/state", {}),
+    json_post: await read("/threads/t1/runs", {
+      method: "POST", headers: {"Content-Type": "application/json"}, body: APPROVE,
     }),
   };
   // the classic one: a form posting text/plain that looks like JSON, into a hidden frame
@@ -53,9 +54,9 @@ ATTACK = """async (victim) => {
   form.method = "POST";
   form.enctype = "text/plain";
   form.target = "sink";
-  form.action = victim + "/threads/t1/resume";
+  form.action = victim + "/threads/t1/runs";
   const field = document.createElement("input");
-  field.name = '{"approve": true, "x": "';
+  field.name = '{"assistant_id": "agent", "command": {"resume": true}, "x": "';
   field.value = '"}';
   form.appendChild(field);
   document.body.appendChild(form);
@@ -118,9 +119,10 @@ def untouched(url: str, tmp_path: Path) -> None:
     """Nothing ran: t1 still waits for its approval, no other thread, no tool call."""
     with httpx.Client(base_url=url, timeout=30) as client:
         assert client.get("/health").json() == {"status": "ok", "active_runs": 0}
-        assert [t["thread_id"] for t in client.get("/threads").json()["threads"]] == ["t1"]
-        state = client.get("/threads/t1").json()
-        assert (state["status"], state["steps"][0]["observation"]) == ("paused", None)
+        assert [t["thread_id"] for t in client.post("/threads/search", json={}).json()] == ["t1"]
+        thread = client.get("/threads/t1").json()
+        kinds = [m["type"] for m in thread["values"]["messages"]]
+        assert (thread["status"], kinds) == ("interrupted", ["human", "ai"])  # no tool message
     assert not (tmp_path / "naps.log").exists()
 
 
@@ -140,12 +142,12 @@ def test_a_page_of_another_origin_can_neither_run_approve_nor_read(
     }
     assert [seen for seen in recorder.seen if seen[3] == elsewhere] == [
         ("POST", "/agent/invoke", 403, elsewhere),
-        ("POST", "/threads", 403, elsewhere),
-        ("POST", "/threads/t1/resume", 403, elsewhere),
-        ("GET", "/threads", 403, elsewhere),
-        ("GET", "/threads/t1", 403, elsewhere),
-        ("OPTIONS", "/threads/t1/resume", 403, elsewhere),  # the preflight: no POST follows
-        ("POST", "/threads/t1/resume", 403, elsewhere),  # the form
+        ("POST", "/runs", 403, elsewhere),
+        ("POST", "/threads/t1/runs", 403, elsewhere),
+        ("POST", "/threads/search", 403, elsewhere),
+        ("GET", "/threads/t1/state", 403, elsewhere),
+        ("OPTIONS", "/threads/t1/runs", 403, elsewhere),  # the preflight: no POST follows
+        ("POST", "/threads/t1/runs", 403, elsewhere),  # the form
     ]
     untouched(victim, tmp_path)
 
@@ -168,10 +170,10 @@ def test_a_rebound_name_gets_nothing(rebinding_browser: Any, victim: str, tmp_pa
     same_origin = """async () => {
       const json = {"Content-Type": "application/json"};
       const answers = await Promise.all([
-        fetch("/threads"),
-        fetch("/threads/t1"),
+        fetch("/threads/search", {method: "POST", headers: json, body: "{}"}),
+        fetch("/threads/t1/state"),
         fetch("/agent/invoke", {method: "POST", headers: json, body: '{"input": "slow 1"}'}),
-        fetch("/threads/t1/resume", {method: "POST", headers: json, body: '{"approve": true}'}),
+        fetch("/threads/t1/runs", {method: "POST", headers: json, body: '{"command": {}}'}),
       ]);
       return answers.map((r) => r.status);
     }"""

@@ -68,9 +68,10 @@ def test_a_frozen_store_slows_only_its_own_runs(
     store = PostgresCheckpointer(db, lease_ttl=None)
     try:
         with httpx.Client(base_url=url, timeout=30) as client:
-            body = {"input": {"input": f"slow {NAPS}"}, "thread_id": "f"}
+            body = {"assistant_id": "agent", "input": {"input": f"slow {NAPS}"}}
             started = time.monotonic()
-            assert client.post("/threads", json=body).status_code == 202
+            assert client.post("/threads", json={"thread_id": "f"}).status_code == 200
+            assert client.post("/threads/f/runs", json=body).status_code == 200
             follower = Follower(url, "f")
             while saved_naps(store, "f") < 2:
                 time.sleep(0.01)
@@ -124,10 +125,14 @@ def _resumes_to_the_uninterrupted_result(
     assert record is not None and record.status == "running"  # not marked failed
     ran_before = naps.read_text().count("nap done")
     saved_before = saved_naps(store, "f")
-    resumed = client.post("/threads/f/resume", json={})
-    assert resumed.status_code == 202
+    assert client.get("/threads/f").json()["status"] == "interrupted"  # stopped midway
+    resume = {"assistant_id": "agent", "command": {"resume": None}}
+    resumed = client.post("/threads/f/runs", json=resume)
+    assert resumed.status_code == 200
     Follower(url, "f", after=first.events[-1][0]).join(timeout=60)
-    state = client.get("/threads/f").json()
-    assert (state["status"], state["output"]) == ("finished", {"output": f"Napped {NAPS} times."})
-    assert [s["observation"] for s in state["steps"]] == ["rested"] * NAPS
+    thread = client.get("/threads/f").json()
+    values = thread["values"]
+    assert (thread["status"], values["output"]) == ("idle", f"Napped {NAPS} times.")
+    observations = [m["content"] for m in values["messages"] if m["type"] == "tool"]
+    assert observations == ["rested"] * NAPS
     assert naps.read_text().count("nap done") == NAPS + (ran_before - saved_before)

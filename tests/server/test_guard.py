@@ -4,6 +4,7 @@ failed runs show their exception type only; the event logs keep at most `keep` t
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from pathlib import Path
@@ -53,8 +54,8 @@ def test_a_rebinding_host_is_refused_on_every_route(serve: Serve, tmp_path: Path
     url = serve(app)
     port = url.rsplit(":", 1)[1]
     routes = every_route(app.routes)
-    assert ("GET", "/threads") in routes and ("POST", "/agent/invoke") in routes
-    assert len(routes) == 22  # + Responses (4), A2A (the card, the JSON-RPC endpoint), AG-UI
+    assert ("POST", "/threads/search") in routes and ("POST", "/agent/invoke") in routes
+    assert len(routes) == 40  # LangServe, Agent Protocol, Responses, A2A, MCP, AG-UI, the page
     with httpx.Client(base_url=url, timeout=30) as client:
         for method, path in routes:
             response = client.request(
@@ -68,17 +69,36 @@ def test_a_rebinding_host_is_refused_on_every_route(serve: Serve, tmp_path: Path
                 },
             ), (method, path)
         for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", "localhost"):
-            assert client.get("/threads", headers={"Host": host}).json() == {"threads": []}
+            found = client.post("/threads/search", json={}, headers={"Host": host})
+            assert found.json() == []
 
 
 def test_allowed_hosts_name_a_reverse_proxy(serve: Serve, tmp_path: Path) -> None:
     proxied = serve(durable_app(tmp_path, allowed_hosts=["agents.example.com"]))
     assert (
-        httpx.get(f"{proxied}/threads", headers={"Host": "agents.example.com"}).status_code == 200
+        httpx.get(f"{proxied}/openapi.json", headers={"Host": "agents.example.com"}).status_code
+        == 200
     )
-    assert httpx.get(f"{proxied}/threads", headers={"Host": REBIND}).status_code == 421
+    assert httpx.get(f"{proxied}/openapi.json", headers={"Host": REBIND}).status_code == 421
     anything = serve(durable_app(tmp_path, allowed_hosts=["*"]))
-    assert httpx.get(f"{anything}/threads", headers={"Host": REBIND}).status_code == 200
+    assert httpx.get(f"{anything}/openapi.json", headers={"Host": REBIND}).status_code == 200
+
+
+def test_the_token_as_an_api_key_and_a_body_less_post(serve: Serve, tmp_path: Path) -> None:
+    """langgraph-sdk sends the token as `X-Api-Key` and its cancel as a POST with no body and no
+    `Content-Type`: both pass; a body-less POST with a type, or from another origin, does not."""
+    url = serve(durable_app(tmp_path, token="t0k"))
+    cancel = f"{url}/threads/t1/runs/r1/cancel"
+    assert httpx.post(f"{url}/threads/search", json={}, headers={"X-Api-Key": "t0k"}).json() == []
+    wrong = httpx.post(f"{url}/threads/search", json={}, headers={"X-Api-Key": "t0k2"})
+    assert (wrong.status_code, wrong.json()) == (401, {"error": "missing or wrong bearer token"})
+    key = {"X-Api-Key": "t0k"}
+    passed = httpx.post(cancel, headers=key)  # no body, no type: the route answers
+    assert (passed.status_code, passed.json()) == (404, {"error": "no run 'r1' of thread 't1'"})
+    typed = httpx.post(cancel, headers={**key, "Content-Type": "text/plain"})
+    assert typed.status_code == 415
+    elsewhere = httpx.post(cancel, headers={**key, "Origin": "http://evil.example"})
+    assert elsewhere.status_code == 403
 
 
 def test_a_cross_site_simple_post_runs_nothing(
@@ -88,7 +108,15 @@ def test_a_cross_site_simple_post_runs_nothing(
     monkeypatch.setenv("ACTLOOP_TEST_LOG", str(log))
     url = serve(durable_app(tmp_path))
     body = b'{"input": {"input": "slow 1"}, "inputs": [{"input": "slow 1"}]}'
-    paths = ["/agent/invoke", "/agent/batch", "/agent/stream", "/agent/stream_events", "/threads"]
+    paths = [
+        "/agent/invoke",
+        "/agent/batch",
+        "/agent/stream",
+        "/agent/stream_events",
+        "/threads",
+        "/threads/t1/runs",
+        "/runs/wait",
+    ]
     for path in paths:
         for media in [*SIMPLE, None]:
             headers = {"Content-Type": media} if media else {}
@@ -98,7 +126,7 @@ def test_a_cross_site_simple_post_runs_nothing(
                 {"error": "the request body must be sent as Content-Type: application/json"},
             )
     assert httpx.get(f"{url}/health").json() == {"status": "ok", "active_runs": 0}
-    assert httpx.get(f"{url}/threads").json() == {"threads": []}
+    assert httpx.post(f"{url}/threads/search", json={}).json() == []
     assert not log.exists()  # no tool ran
 
 
@@ -108,30 +136,25 @@ def test_a_cross_site_approval_is_refused(serve: Serve, tmp_path: Path) -> None:
     with httpx.Client(base_url=url, timeout=30) as client:
         start(client, "send hello", "t1")
         assert events(client, "t1")[-2][2]["status"] == "paused"
-        approve = b'{"approve": true}'
+        decision = {"assistant_id": "agent", "command": {"resume": {"approve": True}}}
+        approve = json.dumps(decision).encode()
         for media in SIMPLE:
             refused = client.post(
-                "/threads/t1/resume", content=approve, headers={"Content-Type": media}
+                "/threads/t1/runs", content=approve, headers={"Content-Type": media}
             )
             assert refused.status_code == 415
         for origin in (f"http://127.0.0.1:{free_port()}", "http://evil.example", "null"):
-            other = client.post(
-                "/threads/t1/resume", json={"approve": True}, headers={"Origin": origin}
-            )
+            other = client.post("/threads/t1/runs", json=decision, headers={"Origin": origin})
             assert (other.status_code, other.json()) == (
                 403,
                 {"error": f"requests from origin {origin!r} are not allowed"},
             )
-        assert client.get("/threads/t1").json()["status"] == "paused"
+        assert client.get("/threads/t1").json()["status"] == "interrupted"
         own = client.post(
-            "/threads/t1/resume",
-            json={"approve": True},
-            headers={"Origin": f"http://127.0.0.1:{port}"},
+            "/threads/t1/runs", json=decision, headers={"Origin": f"http://127.0.0.1:{port}"}
         )
-        assert own.status_code == 202
-        assert events(client, "t1", own.json()["first_event"] - 1)[-2][2]["output"] == (
-            "Sent: sent 'hello'"
-        )
+        assert own.status_code == 200
+        assert events(client, "t1", 2)[-2][2]["output"] == "Sent: sent 'hello'"
 
 
 def test_origins_allowed_are_the_served_one_and_cors_ones(serve: Serve) -> None:
@@ -147,6 +170,11 @@ def test_origins_allowed_are_the_served_one_and_cors_ones(serve: Serve) -> None:
         assert ok.json()["output"]["output"] == "The sum is 3.", origin
     cors = httpx.post(f"{url}/agent/invoke", json=body, headers={"Origin": "http://app.example"})
     assert cors.headers["access-control-allow-origin"] == "http://app.example"
+    assert cors.headers["access-control-expose-headers"] == (
+        "Content-Location, Location, X-Actloop-Last-Event"
+    )
+    preflight = {"Origin": "http://app.example", "Access-Control-Request-Method": "DELETE"}
+    assert httpx.options(f"{url}/threads/t1", headers=preflight).status_code == 200
     other_port = httpx.get(
         f"{url}/agent/input_schema", headers={"Origin": f"http://localhost:{port}"}
     )
@@ -272,10 +300,10 @@ def test_a_failed_thread_shows_its_exception_type_only(serve: Serve, tmp_path: P
         start(client, "hi", "t1")
         stream = events(client, "t1")
         assert stream[-1][1:] == ("error", {"status_code": 500, "message": "Internal Server Error"})
-        state = client.get("/threads/t1")
-        listed = client.get("/threads")
-        assert (state.json()["status"], state.json()["error"]) == ("failed", "RuntimeError")
-        assert listed.json()["threads"][0]["status"] == "failed"
+        state = client.get("/threads/t1/state")
+        listed = client.post("/threads/search", json={})
+        assert state.json()["tasks"][0]["error"] == "RuntimeError"
+        assert listed.json()[0]["status"] == "error"
         invoked = client.post("/agent/invoke", json={"input": "hi"})
         assert invoked.json() == {"error": "the run failed (RuntimeError); see the server log"}
         for text in (state.text, listed.text, str(stream), invoked.text):
@@ -288,7 +316,7 @@ def test_a_failed_thread_shows_its_exception_type_only(serve: Serve, tmp_path: P
 
 def _wait_finished(client: httpx.Client, thread: str) -> None:
     deadline = time.monotonic() + 30
-    while client.get(f"/threads/{thread}").json()["status"] != "finished":
+    while client.get(f"/threads/{thread}").json()["status"] != "idle":
         assert time.monotonic() < deadline, f"{thread} did not finish"
         time.sleep(0.05)
 
@@ -306,7 +334,8 @@ def test_event_logs_keep_at_most_keep_threads(serve: Serve, tmp_path: Path) -> N
         assert client.get("/threads/done/events").status_code == 404
         _wait_finished(client, "new")
         start(client, "slow 300", "live2")  # replaces "new"
-        busy = client.post("/threads", json={"input": {"input": "add 1 1"}, "thread_id": "x"})
+        body = {"assistant_id": "agent", "input": {"input": "add 1 1"}, "if_not_exists": "create"}
+        busy = client.post("/threads/x/runs", json=body)
         assert (busy.status_code, busy.json()) == (
             503,
             {"error": "2 threads have a run going on; try again when one ends"},
@@ -348,12 +377,12 @@ def test_stored_values_json_cannot_carry_are_still_served(serve: Serve, tmp_path
     config: Any = {"configurable": {"thread_id": "t1"}}
     executor.invoke({"input": "add 1 2 \ud800", "x": float("nan")}, config)
     url = serve(create_app(make_executor(store)))
-    listed = httpx.get(f"{url}/threads")
-    assert listed.json()["threads"][0]["input"] == "add 1 2 \ud800"
+    listed = httpx.post(f"{url}/threads/search", json={})
+    assert listed.json()[0]["values"]["input"] == "add 1 2 \ud800"
     assert b"\\ud800" in listed.content  # escaped: the body is valid UTF-8
-    state = httpx.get(f"{url}/threads/t1").json()
-    assert state["inputs"] == {"input": "add 1 2 \ud800", "x": None}  # NaN as JSON.stringify
-    assert state["output"]["output"] == "The sum is 3."
+    values = httpx.get(f"{url}/threads/t1/state").json()["values"]
+    assert (values["input"], values["x"]) == ("add 1 2 \ud800", None)  # NaN as JSON.stringify
+    assert values["output"] == "The sum is 3."
 
 
 @pytest.mark.parametrize(

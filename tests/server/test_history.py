@@ -1,5 +1,5 @@
-"""`actloop runs show` and `GET /threads/{id}` tell the same history for the same journal (both
-read it through `actloop.checkpoint.read_thread`), and name the same damaged entry."""
+"""`actloop runs show` and `GET /threads/{id}/state` tell the same history for the same journal
+(both read it through `actloop.checkpoint.read_thread`), and name the same damaged entry."""
 
 from __future__ import annotations
 
@@ -54,17 +54,29 @@ def test_runs_show_and_the_server_tell_the_same_history(serve: Serve, tmp_path: 
     executor.resume("T", edit={"0-0": "uno"})
     url = serve(create_app(executor))
     shown = runs_show(path, "T")
-    state = httpx.get(f"{url}/threads/T").json()
+    state = httpx.get(f"{url}/threads/T/state").json()
     assert shown.code == 0
     assert shown.text.splitlines()[4:7] == [
         "steps:   2",
         "  [0-0] send(uno) -> send(uno)",
         "  [1-0] send(two) -> (not finished)",
     ]
-    assert state["steps"] == [
-        {"id": "0-0", "tool": "send", "tool_input": "uno", "observation": "send(uno)"},
-        {"id": "1-0", "tool": "send", "tool_input": "two", "observation": None},
+    said = [
+        (
+            m["type"],
+            [(c["id"], c["name"], c["args"]) for c in m.get("tool_calls", [])],
+            m["content"],
+        )
+        for m in state["values"]["messages"]
     ]
+    assert said == [
+        ("human", [], "q"),
+        ("ai", [("0-0", "send", {"__arg1": "uno"})], ""),
+        ("tool", [], "send(uno)"),
+        ("ai", [("1-0", "send", {"__arg1": "two"})], ""),
+    ]
+    [waiting] = state["interrupts"]
+    assert [(r["id"], r["args"]) for r in waiting["value"]["action_requests"]] == [("1-0", "two")]
     with sqlite3.connect(path) as conn:  # damage the observation of the first call
         conn.execute("UPDATE entries SET data='[1, 2' WHERE thread_id='T' AND kind='obs'")
     damaged = runs_show(path, "T")
@@ -73,7 +85,7 @@ def test_runs_show_and_the_server_tell_the_same_history(serve: Serve, tmp_path: 
         "(Expecting ',' delimiter: line 1 column 6 (char 5)))"
     )
     assert (damaged.code, damaged.text) == (1, f"error: {reason}")
-    answer = httpx.get(f"{url}/threads/T")
+    answer = httpx.get(f"{url}/threads/T/state")
     assert (answer.status_code, answer.json()) == (500, {"error": reason})
     with pytest.raises(CheckpointError) as caught:
         read_thread(store, "T")

@@ -48,7 +48,7 @@ def test_a_run_appears_live_and_the_answer_stands_apart(
     expect(page.locator("#answer")).not_to_be_empty()
     assert page.text_content("#answer") == "The sum is 42."
     assert lines(page) == ['calling add({"a":2,"b":40})', "add \u2192 42", "The sum is 42."]
-    expect(page.locator("#threads li")).to_have_text(["finishedadd 2 40"])
+    expect(page.locator("#threads li")).to_have_text(["idleadd 2 40"])
 
 
 def test_approve_a_paused_call_then_see_the_answer(page: Any, serve: Serve, tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ def test_approve_a_paused_call_then_see_the_answer(page: Any, serve: Serve, tmp_
     assert page.text_content(".approval .what") == (
         'waiting for approval [0-0]: send({"text":"hello"})'
     )
-    expect(page.locator("#threads li")).to_have_text(["pausedsend hello"])
+    expect(page.locator("#threads li")).to_have_text(["interruptedsend hello"])
     shot = os.environ.get("ACTLOOP_PAGE_SCREENSHOT")  # the README's picture (docs/serve-page.png)
     if shot:
         page.screenshot(path=shot)
@@ -111,10 +111,10 @@ def test_hostile_output_stays_inert_text(page: Any, serve: Serve, tmp_path: Path
     assert page.title() == "actloop"
 
 
-def test_without_db_the_page_streams_events(page: Any, serve: Serve) -> None:
+def test_without_db_the_page_runs_threads_in_memory(page: Any, serve: Serve) -> None:
     url = serve(create_app(make_executor()))
     page.goto(url)
-    expect(page.locator("#mode")).to_have_text("no --db: runs are not saved")
+    expect(page.locator("#mode")).to_have_text("no --db: threads end with the server")
     ask(page, "add 5 6")
     expect(page.locator("#answer")).to_have_text("The sum is 11.")
     assert lines(page) == ['calling add({"a":5,"b":6})', "add \u2192 11", "The sum is 11."]
@@ -134,7 +134,7 @@ def test_a_failed_run_shows_its_exception_type_only(
     ask(page, "flaky x")
     failed = page.locator("#trajectory li.error")
     expect(failed).to_have_text(["the run failed (see the server log)"])
-    expect(page.locator("#threads li")).to_have_text(["failedflaky x"])
+    expect(page.locator("#threads li")).to_have_text(["errorflaky x"])
     page.click("#threads li >> text=flaky x")
     expect(page.locator("#trajectory li.error")).to_have_text(
         ["failed: RuntimeError (details in the server log)"]
@@ -150,4 +150,4 @@ def test_a_base64_token_works_as_pasted_or_percent_encoded(
     assert "token" not in page.url
     ask(page, "add 2 3")
     expect(page.locator("#answer")).to_have_text("The sum is 5.")
-    expect(page.locator("#threads li")).to_have_text(["finishedadd 2 3"])
+    expect(page.locator("#threads li")).to_have_text(["idleadd 2 3"])

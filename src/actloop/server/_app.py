@@ -37,6 +37,7 @@ from actloop.server._openapi import openapi
 from actloop.server._responses import responses_routes
 from actloop.server._service import ThreadService
 from actloop.server._threads import thread_routes
+from actloop.server.agent_protocol import agent_protocol_routes
 
 if TYPE_CHECKING:
     from actloop.executor import AgentExecutor
@@ -156,9 +157,10 @@ def create_app(
     max_body: int = MAX_BODY,
     max_batch: int = 100,
 ) -> Starlette:
-    """The app serving `executor`: `/agent/*` (LangServe), `/threads*` when it has a
-    checkpointer, `/` (the page), `/health`, `/openapi.json`; `allowed_hosts` are the names
-    besides loopback ones its clients may reach it by (`*`: any; see `_guard`)."""
+    """The app serving `executor`: `/agent/*` (LangServe), the Agent Protocol (`/threads*`,
+    `/runs*`, `/assistants*`; an in-memory store when it has no checkpointer), `/` (the page),
+    `/health`, `/openapi.json`; `allowed_hosts` are the names besides loopback ones its clients
+    may reach it by (`*`: any; see `_guard`)."""
     hub = RunHub()
     mcp = McpEndpoint(max_body=max_body)
 
@@ -177,8 +179,7 @@ def create_app(
         Route("/mcp", mcp),  # the agent as an MCP tool (POST; other methods get 405)
         *agui_routes(),
     ]
-    if executor.checkpointer is not None:
-        routes.extend(thread_routes())
+    routes.extend([*thread_routes(), *agent_protocol_routes()])
     routes.extend(a2a_routes(secured=token is not None))
     guard = Middleware(
         Guard,

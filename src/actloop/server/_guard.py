@@ -11,11 +11,14 @@ For every HTTP or WebSocket request, in this order:
 3. CORS for `cors_origins` only (their preflights are answered here, before the token).
 4. The bearer token, when set, on every route but `/health` and a GET (or HEAD) of the A2A agent
    card at `/.well-known/agent-card.json`, public as A2A's well-known cards are (read-only; a
-   secured server's public card names no skill) (`GET /` also takes `?token=`, percent-decoded,
-   `+` kept: a base64 token works as pasted).
+   secured server's public card names no skill) (`Authorization: Bearer T`, or `X-Api-Key: T`
+   as langgraph-sdk sends it; `GET /` also takes `?token=`, percent-decoded, `+` kept: a base64
+   token works as pasted).
 5. A POST, and any other request with a body but GET, HEAD, OPTIONS, sends
    `Content-Type: application/json`, which no cross-site "simple" request (a form, a no-cors
-   `fetch`) can send: 415 otherwise, with or without an `Origin` header. (A body-less PUT,
+   `fetch`) can send: 415 otherwise, with or without an `Origin` header. A POST with no body and
+   no `Content-Type` at all (langgraph-sdk's cancel) passes: a form always sends a type, and a
+   cross-site `fetch` always an `Origin` (step 2). (A body-less PUT,
    PATCH or DELETE passes: a browser never sends those cross-site without a preflight, which
    fails for any origin but the `cors_origins`.)
 6. The body stops at `max_body` bytes, declared or streamed (413).
@@ -98,8 +101,16 @@ class Guard:
             self.inner = CORSMiddleware(
                 self._checked,
                 allow_origins=list(cors_origins),
-                allow_methods=["GET", "POST"],
-                allow_headers=["Authorization", "Content-Type", "Last-Event-ID", *_MCP_HEADERS],
+                allow_methods=["GET", "POST", "PATCH", "DELETE"],
+                allow_headers=[
+                    "Authorization",
+                    "Content-Type",
+                    "Last-Event-ID",
+                    "X-Api-Key",
+                    *_MCP_HEADERS,
+                ],
+                # what langgraph-sdk front ends read: the run a stream started, its reconnect
+                expose_headers=["Content-Location", "Location", "X-Actloop-Last-Event"],
             )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -153,7 +164,8 @@ class Guard:
         if scope["type"] != "http" or method in _SAFE:
             return
         media = headers.get("content-type", "").partition(";")[0].strip().lower()
-        bodied = method == "POST" or "transfer-encoding" in headers
+        empty = "content-type" not in headers and headers.get("content-length", "0") == "0"
+        bodied = (method == "POST" and not empty) or "transfer-encoding" in headers
         if (bodied or headers.get("content-length", "0") != "0") and media != "application/json":
             raise HttpError(415, "the request body must be sent as Content-Type: application/json")
         declared = headers.get("content-length")
@@ -166,6 +178,9 @@ class Guard:
         given = next((v for k, v in headers if k == b"authorization"), b"")
         if hmac.compare_digest(given, b"Bearer " + self.token):
             return True
+        key = next((v for k, v in headers if k == b"x-api-key"), b"")
+        if key and hmac.compare_digest(key, self.token):
+            return True  # langgraph-sdk's get_client(api_key=...)
         if scope["path"] == "/" and scope.get("method") == "GET":
             query: bytes = scope.get("query_string", b"")
             for pair in query.split(b"&"):

@@ -42,22 +42,60 @@ _AGENT: dict[str, Any] = {
     "/agent/output_schema": {"get": _op("JSON schema of the output")},
     "/agent/config_schema": {"get": _op("JSON schema of the honoured config")},
 }
-_THREADS: dict[str, Any] = {
-    "/threads": {
-        "get": _op("List saved threads, newest first"),
-        "post": _op("Start a durable run (202)", body=_obj(input={}, thread_id={"type": "string"})),
-    },
-    "/threads/{thread_id}": {"get": _op("A thread's status, steps, pending approvals, output")},
-    "/threads/{thread_id}/events": {
-        "get": _op("Follow the thread's events (SSE; resume with Last-Event-ID)", _SSE)
-    },
-    "/threads/{thread_id}/resume": {
-        "post": _op(
-            "Approve, reject or edit pending calls, or resume a failed run (202)",
-            body=_obj(approve={}, reject={}, edit={"type": "object"}),
-        )
-    },
-}
+_THREAD = "/threads/{thread_id}"
+_ONE_RUN = f"{_THREAD}/runs/{{run_id}}"
+_RUN_IN = _obj(
+    assistant_id={"type": "string"},
+    input={},
+    command=_obj(resume={}),
+    stream_mode={},
+    metadata={"type": "object"},
+    if_not_exists={"type": "string"},
+)
+
+
+def agent_protocol_paths() -> dict[str, Any]:
+    """The Agent Protocol's paths (threads, runs, assistants) and the thread events extension."""
+    return {
+        "/assistants/search": {
+            "post": _op("Search assistants (the one served agent)", body=_obj())
+        },
+        "/assistants/{assistant_id}": {"get": _op("The assistant")},
+        "/assistants/{assistant_id}/schemas": {"get": _op("Its input, output and state schemas")},
+        "/threads": {
+            "post": _op(
+                "Create a thread",
+                body=_obj(thread_id={"type": "string"}, metadata={"type": "object"}, if_exists={}),
+            )
+        },
+        "/threads/search": {"post": _op("Search threads", body=_obj(limit={}, status={}, ids={}))},
+        _THREAD: {
+            "get": _op("A thread"),
+            "patch": _op("Merge into its metadata", body=_obj(metadata={"type": "object"})),
+            "delete": _op("Delete a thread"),
+        },
+        f"{_THREAD}/state": {"get": _op("The thread's state (values, next, tasks, interrupts)")},
+        f"{_THREAD}/history": {
+            "get": _op("The state after each turn, newest first"),
+            "post": _op("The state after each turn, newest first", body=_obj(limit={})),
+        },
+        f"{_THREAD}/events": {
+            "get": _op("actloop: follow the thread's events (SSE; resume with Last-Event-ID)", _SSE)
+        },
+        "/runs": {"post": _op("Start a run on a new thread", body=_RUN_IN)},
+        "/runs/wait": {"post": _op("Run on a new thread; its end state", body=_RUN_IN)},
+        "/runs/stream": {"post": _op("Run on a new thread, streamed", _SSE, _RUN_IN)},
+        f"{_THREAD}/runs": {
+            "get": _op("The thread's runs, newest first"),
+            "post": _op("Start a run (or resume one with command)", body=_RUN_IN),
+        },
+        f"{_THREAD}/runs/wait": {"post": _op("Run; its end state", body=_RUN_IN)},
+        f"{_THREAD}/runs/stream": {"post": _op("Run, streamed", _SSE, _RUN_IN)},
+        _ONE_RUN: {"get": _op("A run")},
+        f"{_ONE_RUN}/join": {"get": _op("Wait for the run's end; its end state")},
+        f"{_ONE_RUN}/stream": {"get": _op("Join the run's stream (Last-Event-ID resumes)", _SSE)},
+        f"{_ONE_RUN}/cancel": {"post": _op("Cancel the run (it stays resumable)")},
+    }
 
 
 def responses_paths() -> dict[str, Any]:
@@ -119,7 +157,7 @@ def agui_paths() -> dict[str, Any]:
 
 
 def openapi(durable: bool) -> dict[str, Any]:
-    """The document; the thread routes only when the served executor is durable."""
+    """The document; `info.x-actloop-durable` says whether threads outlive the server."""
     paths: dict[str, Any] = {
         "/health": {"get": _op("Liveness (no token needed)")},
         "/": {"get": _op("The page", "text/html")},
@@ -128,12 +166,11 @@ def openapi(durable: bool) -> dict[str, Any]:
         **mcp_paths(),
         **agui_paths(),
     }
-    if durable:
-        paths.update(_THREADS)
+    paths.update(agent_protocol_paths())
     paths.update(a2a_paths())
     return {
         "openapi": "3.1.0",
-        "info": {"title": "actloop serve", "version": "1"},
+        "info": {"title": "actloop serve", "version": "1", "x-actloop-durable": durable},
         "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
         "security": [{"bearer": []}],
         "paths": paths,

@@ -257,6 +257,20 @@ class ThreadService:
         _, turn = public_id(found.record.thread_id)
         return self._run(thread_id, turn, Resume.of(approve, reject, edit))
 
+    async def delete(self, thread_id: str) -> bool:
+        """Forget every turn of the thread and its events here (409 while a run of it goes on;
+        501 for a store that cannot delete); False when there was none."""
+        runs = await self.turns(thread_id)
+        if self.live(thread_id):
+            raise HttpError(409, f"thread {thread_id!r} has a run going on; cancel it first")
+        try:
+            for record in reversed(runs):
+                await read(self.store.adelete(record.thread_id, timeout=STORE_WAIT))
+        except NotImplementedError:
+            raise HttpError(501, "this checkpoint store cannot delete threads") from None
+        self.hub.threads.pop(thread_id, None)
+        return bool(runs)
+
     async def cancel(self, thread_id: str) -> bool:
         """Stop the thread's run going on in this process (it stays resumable); False if none."""
         return await self.hub.cancel(thread_id)

@@ -1,5 +1,7 @@
 // The actloop page: ask, watch the run live, decide approvals, browse past threads.
-// Everything the model or a tool produced is written with textContent, never as HTML.
+// It speaks the Agent Protocol (threads, runs, command.resume) and follows a thread's events
+// at /threads/{id}/events. Everything the model or a tool produced is written with
+// textContent, never as HTML.
 "use strict";
 
 const state = {
@@ -37,11 +39,24 @@ function headers(extra) {
   return h;
 }
 
-async function api(method, path, body) {
+async function call(method, path, body) {
   const response = await fetch(path, { method, headers: headers(), body: body ? JSON.stringify(body) : undefined });
   const data = await response.json().catch(() => ({}));
   if (!response.ok) throw new Error(data.error || "HTTP " + response.status);
-  return data;
+  return { data, response };
+}
+
+async function api(method, path, body) {
+  return (await call(method, path, body)).data;
+}
+
+function threadPath(thread, rest) {
+  return "/threads/" + encodeURIComponent(thread) + (rest || "");
+}
+
+// a run on the thread: a new question, or a decision on the calls waiting for approval
+function startRun(thread, body) {
+  return api("POST", threadPath(thread, "/runs"), Object.assign({ assistant_id: "agent" }, body));
 }
 
 // Server-sent events over fetch (so the token goes in a header); calls onEvent(id, name, data).
@@ -175,7 +190,7 @@ function button(label, kind, onClick) {
 async function decide(decision) {
   $("approvals").replaceChildren();
   try {
-    await api("POST", "/threads/" + encodeURIComponent(state.thread) + "/resume", decision);
+    await startRun(state.thread, { command: { resume: decision } });
     state.resuming = true;
     await followThread(state.thread, state.lastEvent);
   } catch (e) {
@@ -187,7 +202,7 @@ async function decide(decision) {
 async function followThread(thread, after) {
   $("status").textContent = "running\u2026";
   const extra = after >= 0 ? { "Last-Event-ID": String(after) } : {};
-  const response = await fetch("/threads/" + encodeURIComponent(thread) + "/events", { headers: headers(extra) });
+  const response = await fetch(threadPath(thread, "/events"), { headers: headers(extra) });
   await readEvents(response, onEvent);
   $("status").textContent = "";
 }
@@ -195,42 +210,25 @@ async function followThread(thread, after) {
 async function ask(question) {
   clearRun();
   $("status").textContent = "running\u2026";
-  if (state.durable) {
-    const started = await api("POST", "/threads", { input: { input: question } });
-    state.thread = started.thread_id;
-    await followThread(state.thread, -1);
-    loadThreads();
-    return;
-  }
-  const response = await fetch("/agent/stream_events", {
-    method: "POST", headers: headers(), body: JSON.stringify({ input: { input: question } }),
-  });
-  await readEvents(response, (id, name, event) => {
-    if (name !== "data") return onEvent(id, name, event);
-    if (event.event === "on_chat_model_stream") {
-      const content = event.data.chunk && event.data.chunk.content;
-      if (typeof content === "string" && content) showChunk({ token: content });
-    } else if (event.parent_ids && event.parent_ids.length === 0) {
-      // the final chunk is taken from on_chain_end (its stream event may come late or not at all)
-      if (event.event === "on_chain_stream" && !("output" in event.data.chunk)) showChunk(event.data.chunk);
-      else if (event.event === "on_chain_end") showChunk(event.data.output);
-    }
-  });
-  $("status").textContent = "";
+  const thread = await api("POST", "/threads", {});
+  state.thread = thread.thread_id;
+  await startRun(state.thread, { input: { input: question } });
+  await followThread(state.thread, -1);
+  loadThreads();
 }
 
 async function loadThreads() {
-  if (!state.durable) return;
   const list = $("threads");
-  const data = await api("GET", "/threads");
+  const threads = await api("POST", "/threads/search", { limit: 100 });
   list.replaceChildren();
-  for (const t of data.threads) {
+  for (const t of threads) {
     const li = document.createElement("li");
     const status = document.createElement("span");
     status.className = "status";
     status.textContent = t.status;
     const label = document.createElement("span");
-    label.textContent = text(t.input == null ? t.thread_id : t.input);
+    const input = t.values && t.values.input;
+    label.textContent = text(input == null ? t.thread_id : input);
     li.append(status, label);
     li.dataset.thread = t.thread_id;
     li.addEventListener("click", () => showThread(t.thread_id));
@@ -238,36 +236,41 @@ async function loadThreads() {
   }
 }
 
+// a saved state's messages as the page's lines: question, calls, observations, answer
+function showMessages(messages) {
+  for (const m of messages) {
+    if (m.type === "human") addLine("question", "question: " + m.content);
+    else if (m.type === "tool") addLine("observation", m.name + " \u2192 " + m.content);
+    else if (m.type === "ai" && m.tool_calls && m.tool_calls.length) {
+      state.lastAct = m.tool_calls.map((c) => addLine("call", callText(c.name, c.args)));
+    } else if (m.type === "ai") $("answer").textContent = text(m.content);
+  }
+}
+
 async function showThread(thread) {
   clearRun();
   state.thread = thread;
-  const t = await api("GET", "/threads/" + encodeURIComponent(thread));
-  addLine("question", "question: " + text(t.input));
-  let act = null;
-  for (const s of t.steps) {
-    const line = addLine("call", callText(s.tool, s.tool_input));
-    const step = String(s.id).split("-")[0]; // call ids are "STEP-CALL"
-    if (step !== act) state.lastAct = [];
-    act = step;
-    state.lastAct.push(line);
-    if (s.observation !== null) addLine("observation", s.tool + " \u2192 " + text(s.observation));
+  const t = await api("GET", threadPath(thread));
+  const { data, response } = await call("GET", threadPath(thread, "/state"));
+  showMessages((data.values && data.values.messages) || []);
+  for (const i of data.interrupts) {
+    showApprovals(i.value.action_requests.map((r) => ({ id: r.id, tool: r.name, tool_input: r.args })));
   }
-  if (t.pending_approvals.length) showApprovals(t.pending_approvals);
-  if (t.output) $("answer").textContent = text(t.output.output !== undefined ? t.output.output : t.output);
-  if (t.error) addLine("error", "failed: " + t.error + " (details in the server log)");
-  state.lastEvent = t.events - 1;
-  if (t.live) await followThread(thread, state.lastEvent);
+  const failed = data.tasks.find((task) => task.error);
+  if (failed) addLine("error", "failed: " + failed.error + " (details in the server log)");
+  state.lastEvent = Number(response.headers.get("X-Actloop-Last-Event") || "-1");
+  if (t.status === "busy") await followThread(thread, state.lastEvent);
 }
 
 async function start() {
   readToken();
   try {
     const doc = await api("GET", "/openapi.json");
-    state.durable = "/threads" in doc.paths;
+    state.durable = doc.info["x-actloop-durable"] === true;
   } catch (e) {
     $("status").textContent = e.message;
   }
-  $("mode").textContent = state.durable ? "durable threads" : "no --db: runs are not saved";
+  $("mode").textContent = state.durable ? "durable threads" : "no --db: threads end with the server";
   $("ask").addEventListener("submit", (event) => {
     event.preventDefault();
     const question = $("question").value.trim();
