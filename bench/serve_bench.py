@@ -34,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -184,8 +185,66 @@ def _langserve_output(name: str, data: Any) -> Any:
     return data.get("output") if name == "data" and isinstance(data, dict) else None
 
 
+def _agent_protocol_request(i: int) -> Request:
+    body = {"assistant_id": "agent", "input": {"input": f"run-{i}"}, "stream_mode": ["values"]}
+    return "POST", "/runs/stream", body
+
+
+def _agent_protocol_output(name: str, data: Any) -> Any:
+    return data.get("output") if name == "values" and isinstance(data, dict) else None
+
+
+def _responses_request(i: int) -> Request:
+    return "POST", "/v1/responses", {"model": "agent", "input": f"run-{i}", "stream": True}
+
+
+def _responses_output(name: str, data: Any) -> Any:
+    return data.get("text") if name == "response.output_text.done" else None
+
+
+def _agui_request(i: int) -> Request:
+    message = {"id": "m1", "role": "user", "content": f"run-{i}"}
+    body = {
+        "threadId": f"bench-{i}-{uuid.uuid4().hex[:8]}",
+        "runId": "r1",
+        "messages": [message],
+        "tools": [],
+        "context": [],
+        "state": {},
+        "forwardedProps": {},
+    }
+    return "POST", "/ag-ui", body
+
+
+def _agui_output(name: str, data: Any) -> Any:
+    if not isinstance(data, dict) or data.get("type") != "RUN_FINISHED":
+        return None
+    result = data.get("result")
+    return result.get("output") if isinstance(result, dict) else result
+
+
+def _a2a_request(i: int) -> Request:
+    message = {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": [{"text": f"run-{i}"}]}
+    body = {
+        "jsonrpc": "2.0",
+        "id": i,
+        "method": "SendStreamingMessage",
+        "params": {"message": message},
+    }
+    return "POST", "/a2a", body
+
+
+def _a2a_output(name: str, data: Any) -> Any:
+    update = data.get("result", {}).get("artifactUpdate") if isinstance(data, dict) else None
+    return update["artifact"]["parts"][0].get("text") if update else None
+
+
 PROTOCOLS: dict[str, tuple[Callable[[int], Request], Callable[[str, Any], Any]]] = {
     "langserve": (_langserve_request, _langserve_output),
+    "agent-protocol": (_agent_protocol_request, _agent_protocol_output),
+    "responses": (_responses_request, _responses_output),
+    "ag-ui": (_agui_request, _agui_output),
+    "a2a": (_a2a_request, _a2a_output),
 }
 """Each protocol's request for run i, and how to read the final answer from one SSE event
 (name, decoded data): None until the event that carries it."""

@@ -32,12 +32,17 @@ def bench() -> Iterator[Callable[[str], ModuleType]]:
         sys.modules.pop(name, None)
 
 
-def test_serve_bench_row_against_a_real_server(bench: Callable[[str], ModuleType]) -> None:
+@pytest.mark.parametrize("protocol", ["langserve", "agent-protocol", "responses", "ag-ui", "a2a"])
+def test_serve_bench_row_against_a_real_server(
+    protocol: str, bench: Callable[[str], ModuleType]
+) -> None:
+    """Each protocol's row: 12 concurrent streams from two client processes, each ending with
+    exactly its own answer (read from that protocol's final event)."""
     serve_bench = bench("serve_bench")
-    row = serve_bench.measure("actloop", "langserve", 12, 2, 0.0)
+    row = serve_bench.measure("actloop", protocol, 12, 2, 0.0)
     assert (row["lib"], row["protocol"], row["concurrency"], row["clients"]) == (
         "actloop",
-        "langserve",
+        protocol,
         12,
         2,
     )
