@@ -479,6 +479,16 @@ class PostgresCheckpointer(BaseCheckpointer):
         """Async twin of `release`."""
         await self._arun(self._release(lease), transaction=False, timeout=timeout)
 
+    def held(self, thread_id: str, *, timeout: float | None = None) -> HeldLease:
+        """The thread's lease as it stands, by the server's clock (see `BaseCheckpointer.held`)."""
+        op = _held(self.schema, thread_id, lock=None)
+        return self._run(op, transaction=False, timeout=timeout)
+
+    async def aheld(self, thread_id: str, *, timeout: float | None = None) -> HeldLease:
+        """Async twin of `held`."""
+        op = _held(self.schema, thread_id, lock=None)
+        return await self._arun(op, transaction=False, timeout=timeout)
+
     # -- runs ----------------------------------------------------------------------------------
 
     def _select(self, where: str, args: tuple[Any, ...]) -> _Op[list[RunRecord]]:

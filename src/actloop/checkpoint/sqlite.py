@@ -406,6 +406,18 @@ class SqliteCheckpointer(BaseCheckpointer):
         """Async twin of `release`."""
         await self._acall(self._release, timeout, lease)
 
+    def _read_held(self, thread_id: str, wait: float) -> HeldLease:
+        with self._db(wait) as conn:
+            return _held(conn, thread_id)
+
+    def held(self, thread_id: str, *, timeout: float | None = None) -> HeldLease:
+        """The thread's lease as it stands (see `BaseCheckpointer.held`)."""
+        return self._call(self._read_held, timeout, thread_id)
+
+    async def aheld(self, thread_id: str, *, timeout: float | None = None) -> HeldLease:
+        """Async twin of `held`."""
+        return await self._acall(self._read_held, timeout, thread_id)
+
     def break_lease(self, thread_id: str, *, timeout: float | None = None) -> Owner | None:
         """Free the thread's lease whoever holds it (a process on another host that died, say)
         and return that holder; the epoch stays, so the old holder can write nothing more.

@@ -151,15 +151,18 @@ def create_app(
     allowed_hosts: Sequence[str] = (),
     max_body: int = MAX_BODY,
     max_batch: int = 100,
+    takeover_every: float | None = None,
 ) -> Starlette:
     """The app serving `executor`: `/agent/*` (LangServe), `/threads*` when it has a
     checkpointer, `/` (the page), `/health`, `/openapi.json`; `allowed_hosts` are the names
-    besides loopback ones its clients may reach it by (`*`: any; see `_guard`)."""
+    besides loopback ones its clients may reach it by (`*`: any; see `_guard`);
+    `takeover_every` seconds: how often to look for runs of dead processes to go on with."""
     hub = RunHub()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncGenerator[None]:
-        yield
+        async with app.state.threads.taking_over(takeover_every):
+            yield
         await hub.stop()
 
     routes: list[Any] = [
