@@ -18,9 +18,9 @@ class BaseCheckpointer(ABC):
     """A store of durable runs, one lease-holder at a time per thread.
 
     **What a store provides.** `acquire`, `renew`, `release`, `get`, `create`, `update`, `append`,
-    `entries` and `list_runs` (and `delete`, `break_lease`, `held` if it can), each with an `a`-prefixed
-    async twin; `append_all` (several entries at once: a durable step's plan with its call's
-    result) appends one by one unless the store writes them in one transaction. Leases:
+    `entries` and `list_runs` (and `delete`, `break_lease`, `held` if it can), each with an
+    `a`-prefixed async twin; `append_all` (several entries at once: a durable step's plan with
+    its call's result) appends one by one unless the store writes them in one transaction. Leases:
     `acquire` succeeds when the thread is free, released, expired, or held by a dead owner, and
     returns a lease whose `epoch` is one more than any before it. A write given `lease=` checks,
     in its own transaction, that the lease is still the thread's current one (same epoch and

@@ -120,7 +120,7 @@ class _Turn:
         """Tell the record's end (if it has one) at journal position `end`."""
         if record.status == "finished":
             outputs = loads(record.output or "null")
-            messages = self.finish.messages if self.finish is not None else []
+            messages = self.finish.messages if self.finish is not None else ()
             self.push(end, 0, "data", {**(outputs or {}), "messages": messages})
             self.end(end, "end")
         elif record.status == "paused":

@@ -34,15 +34,18 @@ import contextlib
 import copy
 import json
 import logging
+import os
 import random
+import socket
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from actloop.checkpoint import (
     BaseCheckpointer,
     LeaseHeldError,
+    Owner,
     RunRecord,
     StoreTimeoutError,
     ThreadHistory,
@@ -139,9 +142,11 @@ class ThreadService:
         self.hub = hub
         self.poll = poll
         """Seconds between two store reads of a thread followed from the store."""
-        self._ended: dict[str, tuple[str, float]] = {}
+        self._ended: dict[str, tuple[str, float | None]] = {}
         """For each thread whose latest run here is over: that run's id and the `updated` time
-        its record had then (the store changed since: another process went on with it)."""
+        its record had then (the store changed since: another process went on with it), None
+        until read."""
+        self._notes: set[asyncio.Task[None]] = set()
 
     @property
     def store(self) -> BaseCheckpointer:
@@ -174,7 +179,9 @@ class ThreadService:
             return []
         runs = [first]
         while True:  # turns are numbered without gaps
-            record = await read(self.store.aget(turn_id(thread_id, len(runs) + 1), timeout=STORE_WAIT))
+            record = await read(
+                self.store.aget(turn_id(thread_id, len(runs) + 1), timeout=STORE_WAIT)
+            )
             if record is None:
                 return runs
             runs.append(record)
@@ -244,7 +251,9 @@ class ThreadService:
             return True
         ended = self._ended.get(thread_id)
         runs = await self.turns(thread_id)
-        return bool(runs) and ended == (runs[-1].thread_id, runs[-1].updated)
+        if not runs or ended is None or ended[0] != runs[-1].thread_id:
+            return False
+        return ended[1] is None or ended[1] == runs[-1].updated
 
     async def _from_store(self, thread_id: str, after: int) -> AsyncIterator[Event]:
         """The thread's events told from the store, polled every `poll` seconds until its
@@ -252,35 +261,35 @@ class ThreadService:
         runs = await self.turns(thread_id)
         if not runs:
             raise HttpError(404, f"no thread {thread_id!r}")
-        for turn, record in enumerate(runs[:-1], 1):  # earlier turns are over
-            entries = await read(self.store.aentries(record.thread_id, timeout=STORE_WAIT))
-            for event in self._told(turn, record, entries, False):
-                yield event
-                after = event[0]
-        turn, run_id, unheld = len(runs), runs[-1].thread_id, 0
-        while True:
-            record = await read(self.store.aget(run_id, timeout=STORE_WAIT))
-            entries = await read(self.store.aentries(run_id, timeout=STORE_WAIT))
-            assert record is not None  # runs are never deleted under a served thread
-            unheld = unheld + 1 if record.owner is None else 0
-            stopped = unheld > 1  # running, and nobody held it twice in a row: stopped
-            events = self._told(turn, record, entries, stopped)
-            for event in newer(events, after):
-                yield event
-                after = event[0]
-            if record.status != "running" or stopped:
-                return
-            await asyncio.sleep(self.poll)
+        for turn, record in enumerate(runs, 1):
+            unheld = 0
+            while True:
+                found = await read(self.store.aget(record.thread_id, timeout=STORE_WAIT))
+                if found is None:  # deleted (`actloop runs delete`) while followed
+                    return
+                entries = await read(self.store.aentries(found.thread_id, timeout=STORE_WAIT))
+                unheld = unheld + 1 if found.owner is None else 0
+                stopped = unheld > 1  # running, and twice in a row nobody held it: stopped
+                events, damaged = self._told(turn, found, entries, stopped)
+                for event in newer(events, after):
+                    yield event
+                    after = event[0]
+                if damaged or stopped or found.status != "running":
+                    break
+                await asyncio.sleep(self.poll)
+            if damaged or found.status != "finished":
+                return  # a later turn starts only after this one finished
 
     def _told(
         self, turn: int, record: RunRecord, entries: list[Any], stopped: bool
-    ) -> list[Event]:
-        """`run_events`, a damaged journal told as the run's failure (logged)."""
+    ) -> tuple[list[Event], bool]:
+        """`run_events`, and whether the journal is damaged (then told as the run's failure,
+        and logged)."""
         try:
-            return run_events(turn, record, entries, stopped)
+            return run_events(turn, record, entries, stopped), False
         except (CheckpointError, *DAMAGE):
             log.exception("the journal of %r cannot be told", record.thread_id)
-            return [(STORE_IDS * (turn + 1) - 1, "error", ERROR_EVENT)]
+            return [(STORE_IDS * (turn + 1) - 1, "error", ERROR_EVENT)], True
 
     # running
 
@@ -294,7 +303,8 @@ class ThreadService:
             latest = runs[-1]
             if self.live(thread_id) or latest.status != "finished":
                 raise HttpError(
-                    409, f"thread {thread_id!r} has a run {_state(latest.status)}; resume it instead"
+                    409,
+                    f"thread {thread_id!r} has a run {_state(latest.status)}; resume it instead",
                 )
             if "chat_history" in self.executor.input_keys and "chat_history" not in inputs:
                 inputs["chat_history"] = await self._conversation(runs)
@@ -315,7 +325,9 @@ class ThreadService:
         if await self.held_elsewhere(found.record):
             raise HttpError(409, f"thread {thread_id!r} has a run going on in another process")
         if found.status == "finished":
-            raise HttpError(409, f"thread {thread_id!r} already finished; there is nothing to resume")
+            raise HttpError(
+                409, f"thread {thread_id!r} already finished; there is nothing to resume"
+            )
         if found.pending:
             _check_ids((approve, reject, edit), {str(p.get("id")) for p in found.pending})
         _, turn = public_id(found.record.thread_id)
@@ -323,7 +335,12 @@ class ThreadService:
 
     async def cancel(self, thread_id: str) -> bool:
         """Stop the thread's run going on in this process (it stays resumable); False if none."""
-        return await self.hub.cancel(thread_id)
+        if not await self.hub.cancel(thread_id):
+            return False
+        ended = self._ended.get(thread_id)
+        if ended is not None:
+            await self._note_end(thread_id, ended[0])
+        return True
 
     async def wait(self, started: Started) -> ThreadHistory:
         """Wait until `started`'s run is over; its saved history."""
@@ -359,17 +376,25 @@ class ThreadService:
                     self._forget(thread_id)
                     return
                 raise
-            except (Exception, asyncio.CancelledError):
-                await self._note_end(thread_id, run_id)
+            except asyncio.CancelledError:
+                self._ended[thread_id] = (run_id, None)  # `cancel` notes its record
+                raise
+            except Exception:
+                self._ended[thread_id] = (run_id, None)  # its terminal event waits for no read
+                task = asyncio.get_running_loop().create_task(self._note_end(thread_id, run_id))
+                self._notes.add(task)
+                task.add_done_callback(self._notes.discard)
                 raise
             await self._note_end(thread_id, run_id)
 
         return tracked
 
     async def _note_end(self, thread_id: str, run_id: str) -> None:
+        """Note the record of `run_id`, just over here (unnoted when the store fails: then
+        this process's log counts as the thread's latest)."""
         with contextlib.suppress(CheckpointError):
             record = await self.store.aget(run_id, timeout=STORE_WAIT)
-            if record is not None:
+            if record is not None and self._ended.get(thread_id, (run_id,))[0] == run_id:
                 self._ended[thread_id] = (run_id, record.updated)
 
     def _forget(self, thread_id: str) -> None:
@@ -382,7 +407,8 @@ class ThreadService:
     async def take_over(self) -> list[str]:
         """One sweep: go on here with each run left `running` whose lease holder is gone (its
         lease expired, or it is known dead); the threads taken. Runs given back on purpose
-        (stopped: no holder) and paused or failed runs are left alone."""
+        (stopped: no holder), runs that ended in this process (the store did not take their
+        end) and paused or failed runs are left alone."""
         taken: list[str] = []
         for record in await self.records():
             if record.status != "running" or record.owner is None:
@@ -391,15 +417,15 @@ class ThreadService:
             if self.live(thread_id):
                 continue
             held = await read(self.store.aheld(record.thread_id, timeout=STORE_WAIT))
-            if held.owner is None or held.live():
-                continue
+            if held.owner is None or _ours(held.owner) or held.live():
+                continue  # given back, or ended here without a word to the store: a person's
             log.warning("taking over thread %r (its process %s is gone)", thread_id, held.owner)
             self._run(thread_id, turn, Resume.of(None, None, None), takeover=True)
             taken.append(thread_id)
         return taken
 
     @contextlib.asynccontextmanager
-    async def taking_over(self, every: float | None) -> AsyncIterator[None]:
+    async def taking_over(self, every: float | None) -> AsyncGenerator[None]:
         """While open, `take_over` every `every` seconds (a little jitter, so processes started
         together do not sweep together); None or 0: never."""
         if not every:
@@ -414,10 +440,10 @@ class ThreadService:
 
     async def _sweep(self, every: float) -> None:
         while True:
-            await asyncio.sleep(every * random.uniform(0.8, 1.2))  # noqa: S311 (not a secret)
+            await asyncio.sleep(every * random.uniform(0.8, 1.2))
             try:
                 await self.take_over()
-            except (HttpError, CheckpointError, NotImplementedError) as exc:
+            except Exception as exc:  # the sweeper goes on: the store may answer next time
                 log.warning("the take-over sweep failed: %s", type(exc).__name__)
 
     async def _conversation(self, runs: list[RunRecord]) -> list[Any]:
@@ -427,7 +453,9 @@ class ThreadService:
         messages: list[Any] = []
         for record in runs:
             found = await self.decode(record)
-            messages.extend(cast(list[Any], found.inputs.get("chat_history") or [])[len(messages) :])
+            messages.extend(
+                cast(list[Any], found.inputs.get("chat_history") or [])[len(messages) :]
+            )
             question = found.inputs.get("input")
             answer = (found.output or {}).get("output")
             if question is not None:
@@ -435,6 +463,12 @@ class ThreadService:
             if answer is not None:
                 messages.append(AIMessage(content=str(answer)))
         return messages
+
+
+def _ours(owner: Owner) -> bool:
+    """Whether `owner` is this process (a run of ours that ended, its lease not given back:
+    the store did not answer; it waits for a person as a failed run does)."""
+    return owner.pid == os.getpid() and owner.host == socket.gethostname()
 
 
 def _state(status: str) -> str:
