@@ -198,6 +198,9 @@ def test_a_thread_started_on_one_is_streamed_approved_and_resumed_on_the_other(
 
 def test_a_thread_of_a_killed_process_is_taken_over_and_finished(pair: Pair) -> None:
     on_a, on_b = pair.on_a, pair.on_b
+    pair.open_gate("p")
+    assert on_a.start("p", "relay p") == 202  # paused on A before A dies: never taken over
+    assert kind(list(on_a.events("p"))[-2]) == "pending_approvals"
     assert on_a.start("two", "chain two") == 202
     first_on_a = on_a.events("two")
     until(first_on_a, "steps record")
@@ -227,7 +230,12 @@ def test_a_thread_of_a_killed_process_is_taken_over_and_finished(pair: Pair) -> 
         ("record", "noted two"),
         ("wait_for", "passed two"),
     ]
+    paused = on_b.state("p")
+    assert (paused["status"], [p["id"] for p in paused["pending_approvals"]]) == ("paused", ["2-0"])
     assert pair.lines() == [  # the finished call ran once; the killed one again on B
+        "record p @A",
+        "wait_for p started @A",
+        "wait_for p @A",
         "record two @A",
         "wait_for two started @A",
         "wait_for two started @B",

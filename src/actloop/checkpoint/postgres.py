@@ -510,6 +510,18 @@ class PostgresCheckpointer(BaseCheckpointer):
     def _list(self) -> _Op[list[RunRecord]]:
         return (yield from self._select("ORDER BY updated DESC, r.thread_id", ()))
 
+    def _list_running(self) -> _Op[list[RunRecord]]:
+        where = "WHERE r.status='running' ORDER BY updated DESC, r.thread_id"
+        return (yield from self._select(where, ()))
+
+    def list_running(self, *, timeout: float | None = None) -> list[RunRecord]:
+        """The runs whose status is `running`, most recently updated first."""
+        return self._run(self._list_running(), transaction=False, timeout=timeout)
+
+    async def alist_running(self, *, timeout: float | None = None) -> list[RunRecord]:
+        """Async twin of `list_running`."""
+        return await self._arun(self._list_running(), transaction=False, timeout=timeout)
+
     def get(self, thread_id: str, *, timeout: float | None = None) -> RunRecord | None:
         """The run saved under `thread_id`, or None."""
         return self._run(self._get(thread_id), transaction=False, timeout=timeout)

@@ -463,6 +463,18 @@ class SqliteCheckpointer(BaseCheckpointer):
     def _list(self, wait: float) -> list[RunRecord]:
         return self._select("ORDER BY updated DESC, r.thread_id", (), wait)
 
+    def _list_running(self, wait: float) -> list[RunRecord]:
+        where = "WHERE r.status='running' ORDER BY updated DESC, r.thread_id"
+        return self._select(where, (), wait)
+
+    def list_running(self, *, timeout: float | None = None) -> list[RunRecord]:
+        """The runs whose status is `running`, most recently updated first."""
+        return self._call(self._list_running, timeout)
+
+    async def alist_running(self, *, timeout: float | None = None) -> list[RunRecord]:
+        """Async twin of `list_running`."""
+        return await self._acall(self._list_running, timeout)
+
     def get(self, thread_id: str, *, timeout: float | None = None) -> RunRecord | None:
         """The run saved under `thread_id`, or None."""
         return self._call(self._get, timeout, thread_id)

@@ -410,7 +410,7 @@ class ThreadService:
         (stopped: no holder), runs that ended in this process (the store did not take their
         end) and paused or failed runs are left alone."""
         taken: list[str] = []
-        for record in await self.records():
+        for record in await read(self.store.alist_running(timeout=STORE_WAIT)):
             if record.status != "running" or record.owner is None:
                 continue
             thread_id, turn = public_id(record.thread_id)
