@@ -7,12 +7,23 @@ import asyncio
 import socket
 import subprocess
 import sys
+from collections.abc import Awaitable
 from pathlib import Path
+from typing import TypeVar
 
-from actloop.checkpoint import Owner, RunRecord
+from actloop.checkpoint import BaseCheckpointer, Owner, RunRecord
 from support.durable import Stores
 
 HOST = socket.gethostname()
+_T = TypeVar("_T")
+
+
+async def _closing(store: BaseCheckpointer, call: Awaitable[_T]) -> _T:
+    """`await call`, then the store's async pool closed within the same loop."""
+    try:
+        return await call
+    finally:
+        await store.aclose()
 
 
 def _dead_owner() -> Owner:
@@ -33,7 +44,7 @@ def test_held_tells_the_holder_its_epoch_and_whether_it_keeps_others_out(
     assert (held.owner, held.epoch, held.live()) == (me, 1, True)
     assert held.expires is not None and held.expires > (held.now or 0.0)
     store.release(lease)
-    released = asyncio.run(store.aheld("t"))
+    released = asyncio.run(_closing(store, store.aheld("t")))
     assert (released.owner, released.epoch, released.live()) == (None, 1, False)
     gone = _dead_owner()
     store.acquire("dead", gone)
@@ -49,7 +60,7 @@ def test_list_running_lists_only_running_runs_newest_first(stores: Stores, tmp_p
             store.update(name, status)
     store.update("a", "running")  # now the most recently updated
     assert [r.thread_id for r in store.list_running()] == ["a", "c"]
-    found = asyncio.run(store.alist_running())
+    found = asyncio.run(_closing(store, store.alist_running()))
     assert [(r.thread_id, r.status, r.owner) for r in found] == [
         ("a", "running", None),
         ("c", "running", None),

@@ -353,6 +353,8 @@ class ThreadService:
         config = cast("RunnableConfig", {"configurable": {"thread_id": run_id}})
         source = _chunks(self.executor, inputs, config)
         self._ended.pop(thread_id, None)
+        if len(self._ended) > self.hub.keep:  # only threads whose log is kept matter
+            self._ended = {k: v for k, v in self._ended.items() if k in self.hub.threads}
         event_log = self.hub.start(self._tracked(source, thread_id, run_id, takeover), thread_id)
         first = len(event_log.events)
         return Started(thread_id, run_id, turn, event_log, first)
