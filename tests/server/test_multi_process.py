@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ import httpx
 import pytest
 
 from support.postgres import PostgresServer
-from support.serve import start_serve, stop_serve
+from support.serve import serve_env, start_serve, stop_serve
 
 STORE_IDS = 10**9  # the first id of a store-told event (actloop.server._remote)
 
@@ -241,3 +242,11 @@ def test_a_thread_of_a_killed_process_is_taken_over_and_finished(pair: Pair) -> 
         "wait_for two started @B",
         "wait_for two @B",
     ]
+
+
+@pytest.mark.parametrize("option", ["--lease-ttl", "--takeover-every"])
+def test_lease_and_takeover_settings_must_be_seconds(option: str) -> None:
+    cmd = [sys.executable, "-m", "actloop", "serve", option, "-1"]
+    done = subprocess.run(cmd, env=serve_env(), capture_output=True, timeout=60)
+    assert done.returncode == 2
+    assert f"argument {option}: '-1' is not a number of seconds" in done.stderr.decode()

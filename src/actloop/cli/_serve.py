@@ -60,7 +60,11 @@ TAKEOVER_EVERY = 5.0
 
 
 def _seconds(text: str) -> float:
-    value = float(text)
+    """A command-line number of seconds: finite, zero or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
     if not 0 <= value < float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds")
     return value
