@@ -150,6 +150,7 @@ def test_a_thread_started_on_one_is_streamed_approved_and_resumed_on_the_other(
     first_on_a.close()
     waiting(lambda: "wait_for one started @A" in pair.lines(), "blocked call")
     assert on_b.listed() == {"one": "running"}
+    assert on_b.state("one")["live"] is True  # run by A
 
     live = on_b.events("one")
     first = until(live, "steps record")  # told by B while A's run is held mid-call
@@ -188,7 +189,7 @@ def test_a_thread_started_on_one_is_streamed_approved_and_resumed_on_the_other(
     assert again[0][0] > told[-1][0]
     whole = list(on_a.events("one", after=STORE_IDS - 1))
     assert whole[: len(told)] == told  # the same ids for the same events, on either process
-    assert on_a.state("one")["status"] == "finished"
+    assert (on_a.state("one")["status"], on_a.state("one")["live"]) == ("finished", False)
     assert pair.lines() == [
         "record one @A",
         "wait_for one started @A",

@@ -83,7 +83,7 @@ async def get_thread(request: Request) -> Response:
     state["pending_approvals"] = found.pending
     state["output"] = encode(found.output) if found.output is not None else None
     state["error"] = error_type(found.record.error)
-    state["live"] = bool(event_log and event_log.live)
+    state["live"] = bool(event_log and event_log.live) or await service.held_elsewhere(found.record)
     state["events"] = len(event_log.events) if event_log else 0
     return JsonResponse(state)
 
