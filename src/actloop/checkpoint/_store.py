@@ -8,7 +8,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from actloop.checkpoint._base import JournalEntry, Lease, Owner, RunRecord, RunStatus
+from actloop.checkpoint._base import HeldLease, JournalEntry, Lease, Owner, RunRecord, RunStatus
 from actloop.checkpoint._bounds import in_worker
 
 __all__ = ["BaseCheckpointer"]
@@ -18,9 +18,10 @@ class BaseCheckpointer(ABC):
     """A store of durable runs, one lease-holder at a time per thread.
 
     **What a store provides.** `acquire`, `renew`, `release`, `get`, `create`, `update`, `append`,
-    `entries` and `list_runs` (and `delete`, `break_lease` if it can), each with an `a`-prefixed
-    async twin; `append_all` (several entries at once: a durable step's plan with its call's
-    result) appends one by one unless the store writes them in one transaction. Leases:
+    `entries` and `list_runs` (and `delete`, `break_lease`, `held` if it can), each with an
+    `a`-prefixed async twin; `append_all` (several entries at once: a durable step's plan with
+    its call's result) appends one by one unless the store writes them in one transaction, and
+    `list_running` filters `list_runs` unless the store asks for those runs alone. Leases:
     `acquire` succeeds when the thread is free, released, expired, or held by a dead owner, and
     returns a lease whose `epoch` is one more than any before it. A write given `lease=` checks,
     in its own transaction, that the lease is still the thread's current one (same epoch and
@@ -128,6 +129,17 @@ class BaseCheckpointer(ABC):
     def list_runs(self, *, timeout: float | None = None) -> list[RunRecord]:
         """Every saved run, most recently updated first."""
 
+    def list_running(self, *, timeout: float | None = None) -> list[RunRecord]:
+        """The saved runs whose status is `running` (going on, or left by a process that died),
+        most recently updated first. A store that can asks only for those."""
+        return [r for r in self.list_runs(timeout=timeout) if r.status == "running"]
+
+    def held(self, thread_id: str, *, timeout: float | None = None) -> HeldLease:
+        """The thread's lease as it stands (holder, epoch, expiry; `HeldLease.live()` tells if
+        it still keeps others out): what a server process asks before it resumes a run another
+        may be running. Optional: NotImplementedError where a store cannot tell."""
+        raise NotImplementedError(f"{type(self).__name__} cannot read leases")
+
     def delete(self, thread_id: str, *, timeout: float | None = None) -> None:
         """Forget a run (its record, journal and lease holder; the epoch stays)."""
         raise NotImplementedError(f"{type(self).__name__} cannot delete runs")
@@ -228,6 +240,14 @@ class BaseCheckpointer(ABC):
     async def alist_runs(self, *, timeout: float | None = None) -> list[RunRecord]:
         """Async twin of `list_runs`."""
         return await self._in_worker(self.list_runs, timeout)
+
+    async def alist_running(self, *, timeout: float | None = None) -> list[RunRecord]:
+        """Async twin of `list_running`."""
+        return await self._in_worker(self.list_running, timeout)
+
+    async def aheld(self, thread_id: str, *, timeout: float | None = None) -> HeldLease:
+        """Async twin of `held`."""
+        return await self._in_worker(self.held, timeout, thread_id)
 
     async def adelete(self, thread_id: str, *, timeout: float | None = None) -> None:
         """Async twin of `delete`."""

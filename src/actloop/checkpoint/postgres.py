@@ -479,6 +479,16 @@ class PostgresCheckpointer(BaseCheckpointer):
         """Async twin of `release`."""
         await self._arun(self._release(lease), transaction=False, timeout=timeout)
 
+    def held(self, thread_id: str, *, timeout: float | None = None) -> HeldLease:
+        """The thread's lease as it stands, by the server's clock (see `BaseCheckpointer.held`)."""
+        op = _held(self.schema, thread_id, lock=None)
+        return self._run(op, transaction=False, timeout=timeout)
+
+    async def aheld(self, thread_id: str, *, timeout: float | None = None) -> HeldLease:
+        """Async twin of `held`."""
+        op = _held(self.schema, thread_id, lock=None)
+        return await self._arun(op, transaction=False, timeout=timeout)
+
     # -- runs ----------------------------------------------------------------------------------
 
     def _select(self, where: str, args: tuple[Any, ...]) -> _Op[list[RunRecord]]:
@@ -499,6 +509,18 @@ class PostgresCheckpointer(BaseCheckpointer):
 
     def _list(self) -> _Op[list[RunRecord]]:
         return (yield from self._select("ORDER BY updated DESC, r.thread_id", ()))
+
+    def _list_running(self) -> _Op[list[RunRecord]]:
+        where = "WHERE r.status='running' ORDER BY updated DESC, r.thread_id"
+        return (yield from self._select(where, ()))
+
+    def list_running(self, *, timeout: float | None = None) -> list[RunRecord]:
+        """The runs whose status is `running`, most recently updated first."""
+        return self._run(self._list_running(), transaction=False, timeout=timeout)
+
+    async def alist_running(self, *, timeout: float | None = None) -> list[RunRecord]:
+        """Async twin of `list_running`."""
+        return await self._arun(self._list_running(), transaction=False, timeout=timeout)
 
     def get(self, thread_id: str, *, timeout: float | None = None) -> RunRecord | None:
         """The run saved under `thread_id`, or None."""

@@ -406,6 +406,18 @@ class SqliteCheckpointer(BaseCheckpointer):
         """Async twin of `release`."""
         await self._acall(self._release, timeout, lease)
 
+    def _read_held(self, thread_id: str, wait: float) -> HeldLease:
+        with self._db(wait) as conn:
+            return _held(conn, thread_id)
+
+    def held(self, thread_id: str, *, timeout: float | None = None) -> HeldLease:
+        """The thread's lease as it stands (see `BaseCheckpointer.held`)."""
+        return self._call(self._read_held, timeout, thread_id)
+
+    async def aheld(self, thread_id: str, *, timeout: float | None = None) -> HeldLease:
+        """Async twin of `held`."""
+        return await self._acall(self._read_held, timeout, thread_id)
+
     def break_lease(self, thread_id: str, *, timeout: float | None = None) -> Owner | None:
         """Free the thread's lease whoever holds it (a process on another host that died, say)
         and return that holder; the epoch stays, so the old holder can write nothing more.
@@ -450,6 +462,18 @@ class SqliteCheckpointer(BaseCheckpointer):
 
     def _list(self, wait: float) -> list[RunRecord]:
         return self._select("ORDER BY updated DESC, r.thread_id", (), wait)
+
+    def _list_running(self, wait: float) -> list[RunRecord]:
+        where = "WHERE r.status='running' ORDER BY updated DESC, r.thread_id"
+        return self._select(where, (), wait)
+
+    def list_running(self, *, timeout: float | None = None) -> list[RunRecord]:
+        """The runs whose status is `running`, most recently updated first."""
+        return self._call(self._list_running, timeout)
+
+    async def alist_running(self, *, timeout: float | None = None) -> list[RunRecord]:
+        """Async twin of `list_running`."""
+        return await self._acall(self._list_running, timeout)
 
     def get(self, thread_id: str, *, timeout: float | None = None) -> RunRecord | None:
         """The run saved under `thread_id`, or None."""

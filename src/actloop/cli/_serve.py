@@ -38,7 +38,36 @@ def add_serve_parser(sub: Any, shared: argparse.ArgumentParser) -> argparse.Argu
         "(repeatable; for a reverse proxy; '*' allows any)",
     )
     serve.add_argument("--max-body", type=int, default=1 << 20, help="request size limit")
+    serve.add_argument(
+        "--lease-ttl",
+        type=_seconds,
+        metavar="SECONDS",
+        help="how long a run's lease lasts unless renewed: after that, another server process "
+        "may take the run over (default: the store's, 30 s for PostgreSQL)",
+    )
+    serve.add_argument(
+        "--takeover-every",
+        type=_seconds,
+        metavar="SECONDS",
+        help="how often to look for runs of dead server processes and go on with them "
+        f"(default {TAKEOVER_EVERY:g} with a postgresql:// --db, else never; 0: never)",
+    )
     return serve
+
+
+TAKEOVER_EVERY = 5.0
+"""Seconds between take-over sweeps of a server on a PostgreSQL store, unless told."""
+
+
+def _seconds(text: str) -> float:
+    """A command-line number of seconds: finite, zero or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds")
+    return value
 
 
 def _is_loopback(host: str) -> bool:
@@ -59,13 +88,25 @@ def _executor(args: argparse.Namespace) -> Any:
 
         checkpointer = connect(args.db)  # a file, or a postgresql:// URL
     if not args.executor:
-        return build_executor(args, checkpointer)
-    from actloop.server import load_executor
+        executor = build_executor(args, checkpointer)
+    else:
+        from actloop.server import load_executor
 
-    executor = load_executor(args.executor)
-    if checkpointer is not None and executor.checkpointer is None:
-        executor.checkpointer = checkpointer
+        executor = load_executor(args.executor)
+        if checkpointer is not None and executor.checkpointer is None:
+            executor.checkpointer = checkpointer
+    if args.lease_ttl is not None and executor.checkpointer is not None:
+        executor.checkpointer.lease_ttl = args.lease_ttl
     return executor
+
+
+def _takeover_every(args: argparse.Namespace) -> float | None:
+    """`--takeover-every`, else its default: sweeps on a PostgreSQL store only."""
+    if args.takeover_every is not None:
+        return args.takeover_every or None
+    from actloop.checkpoint import is_postgres_url
+
+    return TAKEOVER_EVERY if args.db and is_postgres_url(args.db) else None
 
 
 def serve_command(args: argparse.Namespace) -> int:
@@ -94,6 +135,7 @@ def serve_command(args: argparse.Namespace) -> int:
         cors_origins=args.cors_origin,
         allowed_hosts=[args.host, *args.allowed_host],
         max_body=args.max_body,
+        takeover_every=_takeover_every(args),
     )
     print(f"actloop: serving on http://{args.host}:{args.port}/", file=sys.stderr, flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", server_header=False)

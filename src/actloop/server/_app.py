@@ -156,17 +156,19 @@ def create_app(
     allowed_hosts: Sequence[str] = (),
     max_body: int = MAX_BODY,
     max_batch: int = 100,
+    takeover_every: float | None = None,
 ) -> Starlette:
     """The app serving `executor`: `/agent/*` (LangServe), the Agent Protocol (`/threads*`,
     `/runs*`, `/assistants*`; an in-memory store when it has no checkpointer), `/` (the page),
     `/health`, `/openapi.json`; `allowed_hosts` are the names besides loopback ones its clients
-    may reach it by (`*`: any; see `_guard`)."""
+    may reach it by (`*`: any; see `_guard`); `takeover_every` seconds: how often to look for
+    runs of dead processes to go on with."""
     hub = RunHub()
     mcp = McpEndpoint(max_body=max_body)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncGenerator[None]:
-        async with mcp.running():
+        async with mcp.running(), app.state.threads.taking_over(takeover_every):
             yield
         await hub.stop()
 

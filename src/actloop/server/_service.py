@@ -14,33 +14,51 @@ Events: each thread has one event log in this process (`_hub`), numbered across 
 are the executor's stream chunks (`actions`, `steps`, `output`, or `pending_approvals` for a paused
 run) plus `{"token": text}` for each piece of model text, as JSON text in LangServe's wire shape.
 
+Several server processes may share one store (Postgres): a thread whose latest run this process
+did not run (or did, but another process went on with it since) is followed from the store
+(`_remote`: its journal read every `poll` seconds, ids made from the store). A run held by
+another live process is not started again here (409). With `taking_over(every)`, the process
+looks every `every` seconds for runs left `running` by a process that died (their lease expired,
+or their owner is known dead) and goes on with them; the lease's epoch lets one process win.
+Paused and failed runs wait for a person, and a run stopped on purpose (its lease given back) is
+never taken over.
+
 An executor served without a checkpointer gets an in-memory one here (`InMemorySaver`): its
 threads last as long as the server process.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import copy
 import json
 import logging
+import os
+import random
+import socket
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from actloop.checkpoint import (
     BaseCheckpointer,
+    LeaseHeldError,
+    Owner,
     RunRecord,
     StoreTimeoutError,
     ThreadHistory,
     thread_history,
 )
+from actloop.checkpoint._entries import DAMAGE
 from actloop.exceptions import CheckpointError
 from actloop.executor import PAUSED_KEY, Resume
 from actloop.server._http import HttpError, one_line
-from actloop.server._hub import Event, EventLog, RunHub
+from actloop.server._hub import ERROR_EVENT, Event, EventLog, RunHub
 from actloop.server._langserve import check_thread_id, prepare
+from actloop.server._remote import STORE_IDS, newer, run_events
 
 if TYPE_CHECKING:
     from actloop.executor import AgentExecutor
@@ -63,6 +81,9 @@ log = logging.getLogger("actloop.server")
 
 STORE_WAIT = 5.0
 """Seconds the server waits for one of its own store reads before answering 503."""
+
+POLL = 0.2
+"""Seconds between two store reads of a thread followed from the store (run by another process)."""
 
 
 def turn_id(thread_id: str, turn: int) -> str:
@@ -127,7 +148,7 @@ class Started:
 class ThreadService:
     """Starts, resumes, reads, follows and cancels the runs of durable threads."""
 
-    def __init__(self, executor: AgentExecutor, hub: RunHub) -> None:
+    def __init__(self, executor: AgentExecutor, hub: RunHub, poll: float = POLL) -> None:
         if executor.checkpointer is None:
             from actloop.checkpoint.memory import InMemorySaver
 
@@ -139,6 +160,13 @@ class ThreadService:
         self._started = weakref.WeakKeyDictionary()
         """(run id, turn, first event) of the latest run started on each event log (a value that
         does not hold the log, so an entry goes with its log)."""
+        self.poll = poll
+        """Seconds between two store reads of a thread followed from the store."""
+        self._ended: dict[str, tuple[str, float | None]] = {}
+        """For each thread whose latest run here is over: that run's id and the `updated` time
+        its record had then (the store changed since: another process went on with it), None
+        until read."""
+        self._notes: set[asyncio.Task[None]] = set()
 
     @property
     def store(self) -> BaseCheckpointer:
@@ -198,7 +226,8 @@ class ThreadService:
         return self.hub.thread_log(thread_id)
 
     def live(self, thread_id: str) -> bool:
-        """Whether a run of `thread_id` is going on in this process."""
+        """Whether a run of `thread_id` is going on in this process (`held_elsewhere` tells of
+        the others)."""
         event_log = self.hub.thread_log(thread_id)
         return bool(event_log and event_log.live)
 
@@ -210,12 +239,85 @@ class ThreadService:
         run_id, turn, first = self._started[event_log]
         return Started(thread_id, run_id, turn, event_log, first)
 
+    async def held_elsewhere(self, record: RunRecord) -> bool:
+        """Whether another live process holds the lease of the run `record` (it runs it, or
+        is just letting go of it): a run of it must not start here."""
+        if record.owner is None or self.live(public_id(record.thread_id)[0]):
+            return False
+        try:
+            held = await read(self.store.aheld(record.thread_id, timeout=STORE_WAIT))
+        except NotImplementedError:
+            return True  # a store that cannot tell: its holder may be alive
+        return held.live()
+
     def follow(self, thread_id: str, after: int = -1) -> AsyncIterator[Event]:
-        """The thread's events after event `after`; 404 when no run of it was started here."""
+        """The thread's events after event `after`: from this process's log while it holds the
+        thread's latest run, else from the store (`_remote`, whose ids start at `STORE_IDS`:
+        an `after` that high is always followed from the store). A thread unknown to both
+        raises HttpError 404 when iterated (`events` raises it before)."""
+        return self._follow(thread_id, after)
+
+    async def events(self, thread_id: str, after: int = -1) -> AsyncIterator[Event]:
+        """`follow`, with the 404 for an unknown thread raised now (before a response starts)."""
+        if self.hub.thread_log(thread_id) is None and not await self.turns(thread_id):
+            raise HttpError(404, f"no thread {thread_id!r}")
+        return self.follow(thread_id, after)
+
+    async def _follow(self, thread_id: str, after: int) -> AsyncIterator[Event]:
         event_log = self.hub.thread_log(thread_id)
-        if event_log is None:
-            raise HttpError(404, f"no run of thread {thread_id!r} was started by this server")
-        return event_log.follow(after + 1)
+        if event_log is not None and after < STORE_IDS and await self._current(thread_id):
+            async for event in event_log.follow(after + 1):
+                yield event
+            return
+        async for event in self._from_store(thread_id, after):
+            yield event
+
+    async def _current(self, thread_id: str) -> bool:
+        """Whether this process's log of the thread tells its latest run: it runs it, or its
+        run here was the last to change the store."""
+        if self.live(thread_id):
+            return True
+        ended = self._ended.get(thread_id)
+        runs = await self.turns(thread_id)
+        if not runs or ended is None or ended[0] != runs[-1].thread_id:
+            return False
+        return ended[1] is None or ended[1] == runs[-1].updated
+
+    async def _from_store(self, thread_id: str, after: int) -> AsyncIterator[Event]:
+        """The thread's events told from the store, polled every `poll` seconds until its
+        latest run is over (see `_remote`)."""
+        runs = await self.turns(thread_id)
+        if not runs:
+            raise HttpError(404, f"no thread {thread_id!r}")
+        for turn, record in enumerate(runs, 1):
+            unheld = 0
+            while True:
+                found = await read(self.store.aget(record.thread_id, timeout=STORE_WAIT))
+                if found is None:  # deleted (`actloop runs delete`) while followed
+                    return
+                entries = await read(self.store.aentries(found.thread_id, timeout=STORE_WAIT))
+                unheld = unheld + 1 if found.owner is None else 0
+                stopped = unheld > 1  # running, and twice in a row nobody held it: stopped
+                events, damaged = self._told(turn, found, entries, stopped)
+                for event in newer(events, after):
+                    yield event
+                    after = event[0]
+                if damaged or stopped or found.status != "running":
+                    break
+                await asyncio.sleep(self.poll)
+            if damaged or found.status != "finished":
+                return  # a later turn starts only after this one finished
+
+    def _told(
+        self, turn: int, record: RunRecord, entries: list[Any], stopped: bool
+    ) -> tuple[list[Event], bool]:
+        """`run_events`, and whether the journal is damaged (then told as the run's failure,
+        and logged)."""
+        try:
+            return run_events(turn, record, entries, stopped), False
+        except (CheckpointError, *DAMAGE):
+            log.exception("the journal of %r cannot be told", record.thread_id)
+            return [(STORE_IDS * (turn + 1) - 1, "error", ERROR_EVENT)], True
 
     # running
 
@@ -248,6 +350,8 @@ class ThreadService:
         found = await self.history(thread_id)
         if self.live(thread_id):
             raise HttpError(409, f"thread {thread_id!r} has a run going on")
+        if await self.held_elsewhere(found.record):
+            raise HttpError(409, f"thread {thread_id!r} has a run going on in another process")
         if found.status == "finished":
             raise HttpError(
                 409, f"thread {thread_id!r} already finished; there is nothing to resume"
@@ -273,7 +377,12 @@ class ThreadService:
 
     async def cancel(self, thread_id: str) -> bool:
         """Stop the thread's run going on in this process (it stays resumable); False if none."""
-        return await self.hub.cancel(thread_id)
+        if not await self.hub.cancel(thread_id):
+            return False
+        ended = self._ended.get(thread_id)
+        if ended is not None:
+            await self._note_end(thread_id, ended[0])
+        return True
 
     async def wait(self, started: Started) -> ThreadHistory:
         """Wait until `started`'s run is over; its saved history."""
@@ -281,13 +390,106 @@ class ThreadService:
             pass
         return await self.history(started.thread_id, started.turn)
 
-    def _run(self, thread_id: str, turn: int, inputs: Any) -> Started:
+    def _run(self, thread_id: str, turn: int, inputs: Any, takeover: bool = False) -> Started:
         run_id = turn_id(thread_id, turn)
         config = cast("RunnableConfig", {"configurable": {"thread_id": run_id}})
-        event_log = self.hub.start(_chunks(self.executor, inputs, config), thread_id)
+        source = _chunks(self.executor, inputs, config)
+        self._ended.pop(thread_id, None)
+        if len(self._ended) > self.hub.keep:  # only threads whose log is kept matter
+            self._ended = {k: v for k, v in self._ended.items() if k in self.hub.threads}
+        event_log = self.hub.start(self._tracked(source, thread_id, run_id, takeover), thread_id)
         first = len(event_log.events)
         self._started[event_log] = (run_id, turn, first)
         return Started(thread_id, run_id, turn, event_log, first)
+
+    def _tracked(
+        self,
+        source: Callable[[], AsyncIterator[Any]],
+        thread_id: str,
+        run_id: str,
+        takeover: bool,
+    ) -> Callable[[], AsyncIterator[Any]]:
+        """`source`, noting the run's record once it is over (`_current`); a take-over that
+        another process won (its lease) leaves no log here."""
+
+        async def tracked() -> AsyncIterator[Any]:
+            try:
+                async for item in source():
+                    yield item
+            except LeaseHeldError:
+                if takeover:
+                    self._forget(thread_id)
+                    return
+                raise
+            except asyncio.CancelledError:
+                self._ended[thread_id] = (run_id, None)  # `cancel` notes its record
+                raise
+            except Exception:
+                self._ended[thread_id] = (run_id, None)  # its terminal event waits for no read
+                task = asyncio.get_running_loop().create_task(self._note_end(thread_id, run_id))
+                self._notes.add(task)
+                task.add_done_callback(self._notes.discard)
+                raise
+            await self._note_end(thread_id, run_id)
+
+        return tracked
+
+    async def _note_end(self, thread_id: str, run_id: str) -> None:
+        """Note the record of `run_id`, just over here (unnoted when the store fails: then
+        this process's log counts as the thread's latest)."""
+        with contextlib.suppress(CheckpointError):
+            record = await self.store.aget(run_id, timeout=STORE_WAIT)
+            if record is not None and self._ended.get(thread_id, (run_id,))[0] == run_id:
+                self._ended[thread_id] = (run_id, record.updated)
+
+    def _forget(self, thread_id: str) -> None:
+        """Drop the thread's log here (another process runs the thread)."""
+        self.hub.threads.pop(thread_id, None)
+        self._ended.pop(thread_id, None)
+
+    # taking over the runs of processes that died
+
+    async def take_over(self) -> list[str]:
+        """One sweep: go on here with each run left `running` whose lease holder is gone (its
+        lease expired, or it is known dead); the threads taken. Runs given back on purpose
+        (stopped: no holder), runs that ended in this process (the store did not take their
+        end) and paused or failed runs are left alone."""
+        taken: list[str] = []
+        for record in await read(self.store.alist_running(timeout=STORE_WAIT)):
+            if record.status != "running" or record.owner is None:
+                continue
+            thread_id, turn = public_id(record.thread_id)
+            if self.live(thread_id):
+                continue
+            held = await read(self.store.aheld(record.thread_id, timeout=STORE_WAIT))
+            if held.owner is None or _ours(held.owner) or held.live():
+                continue  # given back, or ended here without a word to the store: a person's
+            log.warning("taking over thread %r (its process %s is gone)", thread_id, held.owner)
+            self._run(thread_id, turn, Resume.of(None, None, None), takeover=True)
+            taken.append(thread_id)
+        return taken
+
+    @contextlib.asynccontextmanager
+    async def taking_over(self, every: float | None) -> AsyncGenerator[None]:
+        """While open, `take_over` every `every` seconds (a little jitter, so processes started
+        together do not sweep together); None or 0: never."""
+        if not every:
+            yield
+            return
+        task = asyncio.get_running_loop().create_task(self._sweep(every))
+        try:
+            yield
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    async def _sweep(self, every: float) -> None:
+        while True:
+            await asyncio.sleep(every * random.uniform(0.8, 1.2))
+            try:
+                await self.take_over()
+            except Exception as exc:  # the sweeper goes on: the store may answer next time
+                log.warning("the take-over sweep failed: %s", type(exc).__name__)
 
     async def _conversation(self, runs: list[RunRecord]) -> list[Any]:
         """The earlier turns as messages: each turn's input and its output, in order."""
@@ -306,6 +508,12 @@ class ThreadService:
             if answer is not None:
                 messages.append(AIMessage(content=str(answer)))
         return messages
+
+
+def _ours(owner: Owner) -> bool:
+    """Whether `owner` is this process (a run of ours that ended, its lease not given back:
+    the store did not answer; it waits for a person as a failed run does)."""
+    return owner.pid == os.getpid() and owner.host == socket.gethostname()
 
 
 def _state(status: str) -> str:

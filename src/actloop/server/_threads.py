@@ -215,7 +215,7 @@ async def follow_thread(request: Request) -> Response:
     thread_id = check_thread_id(request.path_params["thread_id"])
     last = request.headers.get("last-event-id") or request.query_params.get("after")
     after = parse_int(last, "Last-Event-ID (or ?after=)") if last is not None else -1
-    return event_stream(service(request).follow(thread_id, after), ids=True)
+    return event_stream(await service(request).events(thread_id, after), ids=True)
 
 
 def thread_routes() -> list[Route]:
