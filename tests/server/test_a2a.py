@@ -535,19 +535,23 @@ async def test_a_client_that_leaves_the_stream_stops_nothing(client: Client) -> 
     assert task["artifacts"][0]["parts"] == [{"text": "Napped 2 times."}]
 
 
-async def test_one_thread_over_a2a_and_the_threads_api(client: Client, url: str) -> None:
+async def test_one_thread_over_a2a_and_the_agent_protocol(client: Client, url: str) -> None:
     events = await updates(client, ask("send hello"))
     task_id = events[0]["task"]["id"]
     async with httpx.AsyncClient(base_url=url) as http:
-        state = (await http.get(f"/threads/{task_id}")).json()
-        assert (state["status"], state["input"]) == ("paused", "send hello")
-        approved = await http.post(f"/threads/{task_id}/resume", json={"approve": True})
-        assert approved.status_code == 202
+        thread = (await http.get(f"/threads/{task_id}")).json()
+        assert (thread["status"], thread["values"]["input"]) == ("interrupted", "send hello")
+        resume = {"assistant_id": "agent", "command": {"resume": {"approve": True}}}
+        approved = await http.post(f"/threads/{task_id}/runs", json=resume)
+        assert (approved.status_code, approved.json()["status"]) == (200, "running")
         async with http.stream("GET", f"/threads/{task_id}/events") as followed:
             async for _ in followed.aiter_lines():
                 pass  # to the run's end
-        started = await http.post("/threads", json={"input": "add 2 2", "thread_id": "over-http"})
-        assert started.status_code == 202
+        made = await http.post("/threads", json={"thread_id": "over-http"})
+        assert made.status_code == 200
+        run = {"assistant_id": "agent", "input": {"input": "add 2 2"}}
+        started = await http.post("/threads/over-http/runs", json=run)
+        assert (started.status_code, started.json()["status"]) == (200, "running")
         async with http.stream("GET", "/threads/over-http/events") as followed:
             async for _ in followed.aiter_lines():
                 pass

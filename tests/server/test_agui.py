@@ -176,6 +176,31 @@ def failed(kind: str) -> Raw:
     return {"type": "RUN_ERROR", "message": message, "code": kind}
 
 
+def thread_of(client: httpx.Client, thread: str) -> Raw:
+    """`GET /threads/{thread}`: the Agent Protocol's thread (its status and values)."""
+    response = client.get(f"/threads/{thread}")
+    assert response.status_code == 200, response.json()
+    return response.json()
+
+
+def state_of(client: httpx.Client, thread: str) -> Raw:
+    """`GET /threads/{thread}/state`: the Agent Protocol's state (a failed turn's error in
+    `tasks`)."""
+    response = client.get(f"/threads/{thread}/state")
+    assert response.status_code == 200, response.json()
+    return response.json()
+
+
+def observations(values: Raw) -> list[Any]:
+    """The content of each tool message of a thread's values, in order."""
+    return [m["content"] for m in values["messages"] if m["type"] == "tool"]
+
+
+def turns(client: httpx.Client, thread: str) -> int:
+    """How many turns the thread has (its history holds one state per turn)."""
+    return len(client.get(f"/threads/{thread}/history").json())
+
+
 def follow_to_end(client: httpx.Client, thread: str) -> None:
     """Wait for the thread's run to end: follow its events until the terminal one."""
     with client.stream("GET", f"/threads/{thread}/events") as response:
@@ -222,14 +247,14 @@ def test_a_text_answer_streams_as_one_message(serve: Serve, tmp_path: Path) -> N
     model = ScriptedChatModel(["Hello there, Ann."])
     with client_for(serve, executor_over(model, tmp_path)) as client:
         events = post(client, run_input("t1", "Hi, I am Ann"))
-        state = client.get("/threads/t1").json()
+        thread = thread_of(client, "t1")
     assert named(events) == [
         started("t1"),
         *text("m1", "Hello", " there,", " Ann."),
         finished("t1", "Hello there, Ann."),
     ]
-    assert (state["status"], state["input"], state["output"]["output"]) == (
-        "finished",
+    assert (thread["status"], thread["values"]["input"], thread["values"]["output"]) == (
+        "idle",
         "Hi, I am Ann",
         "Hello there, Ann.",
     )
@@ -313,7 +338,7 @@ def test_a_pending_approval_then_its_resume(client: httpx.Client) -> None:
         },
     ]
     assert interrupt["responseSchema"]["properties"]["approve"] == {"type": "boolean"}
-    assert client.get("/threads/t1").json()["status"] == "paused"
+    assert thread_of(client, "t1")["status"] == "interrupted"
     # a new message while a call waits is refused: the thread must be resumed
     busy = client.post("/ag-ui", json=run_input("t1", "add 1 2", run="run-2"))
     assert (busy.status_code, busy.json()) == (
@@ -330,8 +355,8 @@ def test_a_pending_approval_then_its_resume(client: httpx.Client) -> None:
         *text("m2", "Sent:", " sent", " 'hello'"),
         finished("t1", "Sent: sent 'hello'", "run-2"),
     ]
-    state = client.get("/threads/t1").json()
-    assert (state["status"], state["steps"][0]["observation"]) == ("finished", "sent 'hello'")
+    thread = thread_of(client, "t1")
+    assert (thread["status"], observations(thread["values"])) == ("idle", ["sent 'hello'"])
 
 
 def test_resume_rejects_edits_and_cancels(client: httpx.Client) -> None:
@@ -356,7 +381,7 @@ def test_a_finished_thread_takes_a_new_turn(client: httpx.Client) -> None:
     post(client, run_input("t1", "add 1 2"))
     second = post(client, run_input("t1", "add 3 4", run="run-2"))
     assert second[-1] == finished("t1", "The sum is 7.", "run-2")
-    assert client.get("/threads/t1").json()["turn"] == 2
+    assert turns(client, "t1") == 2
 
 
 def test_a_failing_tool_ends_in_one_run_error(serve: Serve, tmp_path: Path) -> None:
@@ -368,14 +393,14 @@ def test_a_failing_tool_ends_in_one_run_error(serve: Serve, tmp_path: Path) -> N
         with client.stream("POST", "/ag-ui", json=run_input("t1", "weather?")) as response:
             raw = response.read().decode()
             events = read_events(iter(raw.splitlines()))
-        state = client.get("/threads/t1").json()
+        status, state = thread_of(client, "t1")["status"], state_of(client, "t1")
     assert events == [
         started("t1"),
         *call("c1", "broken", '{"city":"Oslo"}'),
         failed("RuntimeError"),
     ]
     assert "sk-secret" not in raw and "10.0.0.7" not in raw
-    assert (state["status"], state["error"]) == ("failed", "RuntimeError")
+    assert (status, state["tasks"][0]["error"]) == ("error", "RuntimeError")
 
 
 def test_a_failing_model_ends_in_one_run_error(serve: Serve, tmp_path: Path) -> None:
@@ -404,7 +429,7 @@ def test_a_cut_model_stream_is_a_run_error_never_a_finish(serve: Serve, tmp_path
     with client_for(serve, executor_over(CutStream(["unused"]), tmp_path)) as client:
         with client.stream("POST", "/ag-ui", json=run_input("t1", "hi")) as response:
             raw = response.read().decode()
-        state = client.get("/threads/t1").json()
+        thread = thread_of(client, "t1")
     events = named(read_events(iter(raw.splitlines())))
     assert events == [
         started("t1"),
@@ -414,7 +439,7 @@ def test_a_cut_model_stream_is_a_run_error_never_a_finish(serve: Serve, tmp_path
         failed("ConnectionResetError"),  # the cut message is left open: it never ended
     ]
     assert "10.1.2.3" not in raw
-    assert (state["status"], state["output"]) == ("failed", None)
+    assert (thread["status"], "output" in thread["values"]) == ("error", False)
 
 
 def test_a_run_past_its_deadline_finishes_once(serve: Serve, tmp_path: Path) -> None:
@@ -444,14 +469,15 @@ def test_a_cancelled_run_finishes_with_a_cancelled_outcome(serve: Serve, tmp_pat
             assert decode(head[-1])["type"] == "TOOL_CALL_RESULT"  # the run is under way
             assert client.post("/cancel/t1", json={}).json() is True
             events = read_events(iter([*head, *lines]))
-        state = client.get("/threads/t1").json()
+        status, state = thread_of(client, "t1")["status"], state_of(client, "t1")
     assert events[-1] == {
         "type": "RUN_FINISHED",
         "threadId": "t1",
         "runId": "run-1",
         "outcome": {"type": "cancelled"},
     }
-    assert (state["status"], state["error"], state["live"]) == ("failed", "CancelledError", False)
+    # cancelled: stopped midway (not busy any more), its error the cancellation's type
+    assert (status, state["tasks"][0]["error"]) == ("interrupted", "CancelledError")
     with httpx.Client(base_url=url, timeout=30) as client:  # stopped, not lost: resume it
         resumed = post(client, run_input("t1", run="run-2", resume=[]))
     assert resumed[-1] == finished("t1", "Napped 20 times.", "run-2")
@@ -476,11 +502,11 @@ def test_a_client_that_leaves_never_stops_the_run(
                     if line and decode(line)["type"] == "TOOL_CALL_RESULT":
                         break  # leave after the first result
             follow_to_end(client, "t1")
-            state = client.get("/threads/t1").json()
+            thread = thread_of(client, "t1")
     finally:
         stop_serve(proc)
-    assert (state["status"], state["output"]) == ("finished", {"output": "Napped 5 times."})
-    assert [s["observation"] for s in state["steps"]] == ["rested"] * 5
+    assert (thread["status"], thread["values"]["output"]) == ("idle", "Napped 5 times.")
+    assert observations(thread["values"]) == ["rested"] * 5
     assert log.read_text() == "nap done\n" * 5
 
 
@@ -527,7 +553,7 @@ def test_bad_input_is_a_4xx_and_runs_nothing(client: httpx.Client) -> None:
     assert malformed.status_code == 400
     form = client.post("/ag-ui", content=json.dumps(good), headers={"Content-Type": "text/plain"})
     assert form.status_code == 415
-    assert client.get("/threads").json() == {"threads": []}  # nothing ran
+    assert client.post("/threads/search", json={}).json() == []  # nothing ran
     post(client, good)
     finished_already = client.post("/ag-ui", json={**good, "resume": []})
     assert finished_already.status_code == 409
@@ -538,7 +564,7 @@ def test_bad_input_is_a_4xx_and_runs_nothing(client: httpx.Client) -> None:
         422,
         {"error": "no call waits with id '9-9' (waiting: 0-0)"},
     )
-    assert client.get("/threads/t2").json()["status"] == "paused"
+    assert thread_of(client, "t2")["status"] == "interrupted"
 
 
 def test_openapi_names_the_route(client: httpx.Client) -> None:
@@ -549,17 +575,18 @@ def test_openapi_names_the_route(client: httpx.Client) -> None:
     assert list(operation["responses"]["200"]["content"]) == ["text/event-stream"]
 
 
-def test_one_thread_across_ag_ui_and_the_threads_api(client: httpx.Client) -> None:
+def test_one_thread_across_ag_ui_and_the_agent_protocol(client: httpx.Client) -> None:
     paused = post(client, run_input("t1", "send hi"))
     assert paused[-1]["outcome"]["type"] == "interrupt"
-    approved = client.post("/threads/t1/resume", json={"approve": ["0-0"]})
-    assert approved.status_code == 202
+    resume = {"assistant_id": "agent", "command": {"resume": {"approve": ["0-0"]}}}
+    approved = client.post("/threads/t1/runs", json=resume)
+    assert (approved.status_code, approved.json()["status"]) == (200, "running")
     follow_to_end(client, "t1")
-    assert client.get("/threads/t1").json()["output"] == {"output": "Sent: sent 'hi'"}
+    assert thread_of(client, "t1")["values"]["output"] == "Sent: sent 'hi'"
     # the next turn, over AG-UI again
     events = post(client, run_input("t1", "add 20 22", run="run-3"))
     assert events[-1] == finished("t1", "The sum is 42.", "run-3")
-    assert client.get("/threads/t1").json()["turn"] == 2
+    assert turns(client, "t1") == 2
 
 
 def test_a_text_agent_streams_its_reasoning_then_the_answer(serve: Serve, tmp_path: Path) -> None:

@@ -143,10 +143,24 @@ async def follow_to_end(http: httpx.AsyncClient, thread: str) -> list[str]:
 
 
 async def state_of(http: httpx.AsyncClient, thread: str) -> dict[str, Any]:
-    """`GET /threads/{thread}`."""
+    """`GET /threads/{thread}`: the Agent Protocol's thread (its status and values)."""
     response = await http.get(f"/threads/{thread}")
     assert response.status_code == 200
     return response.json()
+
+
+async def turns(http: httpx.AsyncClient, thread: str) -> int:
+    """How many turns the thread has (its history holds one state per turn)."""
+    response = await http.get(f"/threads/{thread}/history")
+    assert response.status_code == 200
+    return len(response.json())
+
+
+async def resume(http: httpx.AsyncClient, thread: str, decision: Any) -> None:
+    """Resume the thread's run over the Agent Protocol (`command.resume`), in the background."""
+    body = {"assistant_id": "agent", "command": {"resume": decision}}
+    response = await http.post(f"/threads/{thread}/runs", json=body)
+    assert (response.status_code, response.json()["status"]) == (200, "running")
 
 
 @pytest.mark.parametrize("mode", ERAS)
@@ -173,7 +187,8 @@ async def test_a_call_reports_each_step_and_answers(
             {"output": "The sum is 11.", "thread_id": thread},
         )
     state = await state_of(http, thread)
-    assert (state["turn"], state["status"], state["input"]) == (2, "finished", "add 5 6")
+    assert (state["status"], state["values"]["input"]) == ("idle", "add 5 6")
+    assert await turns(http, thread) == 2
 
 
 async def test_a_call_without_a_thread_starts_a_new_one(
@@ -185,7 +200,7 @@ async def test_a_call_without_a_thread_starts_a_new_one(
     assert result.structured_content is not None
     thread = result.structured_content["thread_id"]
     state = await state_of(http, thread)
-    assert (state["status"], state["output"]) == ("finished", {"output": "The sum is 2."})
+    assert (state["status"], state["values"]["output"]) == ("idle", "The sum is 2.")
 
 
 async def test_a_failed_run_names_only_the_error_type_and_resumes(
@@ -200,13 +215,13 @@ async def test_a_failed_run_names_only_the_error_type_and_resumes(
     assert result.is_error and result.structured_content is None
     assert text(result) == (
         "the run of thread 'broken' failed (RuntimeError); it keeps its finished steps: resume "
-        "it with POST /threads/broken/resume"
+        'it with POST /threads/broken/runs {"assistant_id": "agent", "command": {"resume": null}}'
     )
     assert progress == [(1.0, None, "calling flaky")]
-    assert (await http.post("/threads/broken/resume", json={})).status_code == 202
+    await resume(http, "broken", None)
     assert (await follow_to_end(http, "broken"))[-1] == "end"
     state = await state_of(http, "broken")
-    assert (state["status"], state["output"]) == ("finished", {"output": "Flaky said: echo ping"})
+    assert (state["status"], state["values"]["output"]) == ("idle", "Flaky said: echo ping")
 
 
 @pytest.mark.parametrize("mode", ERAS)
@@ -220,8 +235,8 @@ async def test_a_pending_approval_names_the_thread_then_is_approved(
         assert text(result) == (
             f'thread {thread!r} is paused: send({{"text":"hello"}}) [call 0-0] waits for a '
             "person's approval. Approve or reject it on the server's page, or with POST "
-            f'/threads/{thread}/resume {{"approve": ["0-0"]}}; then GET /threads/{thread} has '
-            "the answer."
+            f'/threads/{thread}/runs {{"assistant_id": "agent", "command": {{"resume": '
+            f'{{"approve": ["0-0"]}}}}}}; then GET /threads/{thread}/state has the answer.'
         )
         assert result.structured_content == {
             "thread_id": thread,
@@ -229,22 +244,21 @@ async def test_a_pending_approval_names_the_thread_then_is_approved(
             "pending_approvals": [{"id": "0-0", "tool": "send", "tool_input": {"text": "hello"}}],
         }
         assert progress == [(1.0, None, "calling send")]
-        assert (await state_of(http, thread))["status"] == "paused"
+        assert (await state_of(http, thread))["status"] == "interrupted"
         # the thread waits: a new turn is refused until the call is decided
         again, _ = await call(client, {"input": "add 1 2", "thread_id": thread})
         assert (again.is_error, text(again)) == (
             True,
             f"thread {thread!r} has a run waiting for approval; resume it instead",
         )
-        response = await http.post(f"/threads/{thread}/resume", json={"approve": ["0-0"]})
-        assert response.status_code == 202
+        await resume(http, thread, {"approve": ["0-0"]})
         assert (await follow_to_end(http, thread))[-1] == "end"
         state = await state_of(http, thread)
-        assert (state["status"], state["output"]) == ("finished", {"output": "Sent: sent 'hello'"})
+        assert (state["status"], state["values"]["output"]) == ("idle", "Sent: sent 'hello'")
         # decided and finished: the thread goes on over MCP
         result, _ = await call(client, {"input": "add 1 2", "thread_id": thread})
         assert text(result) == "The sum is 3."
-    assert (await state_of(http, thread))["turn"] == 2
+    assert await turns(http, thread) == 2
 
 
 async def test_a_client_that_leaves_does_not_stop_the_run(
@@ -267,7 +281,7 @@ async def test_a_client_that_leaves_does_not_stop_the_run(
         group.cancel_scope.cancel()  # the client gives up on the call and leaves
     assert (await follow_to_end(http, "left"))[-1] == "end"
     state = await state_of(http, "left")
-    assert (state["status"], state["output"]) == ("finished", {"output": "Napped 3 times."})
+    assert (state["status"], state["values"]["output"]) == ("idle", "Napped 3 times.")
 
 
 async def test_bad_calls_get_a_reason(served: Served) -> None:
@@ -494,13 +508,14 @@ async def test_a_cancelled_run_is_an_error_result(own_loop: OwnLoop) -> None:
         result = await client.call_tool("agent", arguments, progress_callback=progress)
     assert cancelled.is_set() and result.is_error
     assert text(result) == (
-        "the run of thread 'halted' was cancelled; resume it with POST /threads/halted/resume"
+        "the run of thread 'halted' was cancelled; resume it with POST /threads/halted/runs "
+        '{"assistant_id": "agent", "command": {"resume": null}}'
     )
     async with httpx.AsyncClient(base_url=own_loop.url, headers=AUTH, timeout=30) as http:
-        assert (await http.post("/threads/halted/resume", json={})).status_code == 202
+        await resume(http, "halted", None)
         assert (await follow_to_end(http, "halted"))[-1] == "end"
         state = await state_of(http, "halted")
-    assert (state["status"], state["output"]) == ("finished", {"output": "Napped 3 times."})
+    assert (state["status"], state["values"]["output"]) == ("idle", "Napped 3 times.")
 
 
 def heard(messages: list[BaseMessage]) -> str:

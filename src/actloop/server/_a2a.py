@@ -17,7 +17,7 @@ resumes it. A failed run is `TASK_STATE_FAILED` with only its exception type as 
 
 `CancelTask` stops a run going on in this server: the store saves it failed by its
 `CancelledError`, which reads as `TASK_STATE_CANCELED` (also after a restart); A2A takes a
-canceled task as final, while the threads API may still resume it.
+canceled task as final, while the Agent Protocol may still resume it (`command.resume`).
 """
 
 from __future__ import annotations

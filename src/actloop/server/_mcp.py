@@ -7,8 +7,9 @@ protocol and the page), reports a progress notification per tool call and per fi
 when the client sent a progress token, and answers with the final output as text (and
 `{"output", "thread_id"}` as structured content). A run that fails, is cancelled or pauses for a
 person's approval answers an error result (`isError`): a failure names only the exception's
-type; a pause names the thread and the calls waiting, and how to decide them (the threads API,
-the page); the run stays paused in the store. A client that leaves never stops the run.
+type; a pause names the thread and the calls waiting, and how to decide them (a run with
+`command.resume` over the Agent Protocol, the page); the run stays paused in the store. A
+client that leaves never stops the run.
 
 The SDK's session manager runs stateless (no `Mcp-Session-Id`, so any server process can answer
 any request) and serves both protocol eras: the 2025 `initialize` handshake and the 2026-07-28
@@ -36,6 +37,7 @@ from actloop.server._http import MAX_BODY, HttpError, JsonResponse
 from actloop.server._hub import Busy
 from actloop.server._service import ThreadService, decode_event, error_type
 from actloop.server._wire import encode, json_text
+from actloop.server.agent_protocol import GRAPH
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -280,7 +282,7 @@ def _result(found: ThreadHistory, thread_id: str, terminal: str) -> CallToolResu
     """The tool result of a run that is over: its output, or an error result saying why not."""
     from mcp_types import CallToolResult, TextContent
 
-    resume = f"POST /threads/{thread_id}/resume"
+    resume = _resume_run(thread_id, None)
     if terminal == "cancelled":
         return _error(f"the run of thread {thread_id!r} was cancelled; resume it with {resume}")
     if found.status == "paused":
@@ -299,18 +301,25 @@ def _result(found: ThreadHistory, thread_id: str, terminal: str) -> CallToolResu
     )
 
 
+def _resume_run(thread_id: str, decision: Any) -> str:
+    """The Agent Protocol's request that resumes the thread's run with `decision` (JSON's
+    `null`: go on with a failed or cancelled run)."""
+    body = {"assistant_id": GRAPH, "command": {"resume": decision}}
+    return f"POST /threads/{thread_id}/runs {json.dumps(body)}"
+
+
 def _paused(found: ThreadHistory, thread_id: str) -> CallToolResult:
     """The error result of a run waiting for approval: the thread, the calls, how to decide."""
     calls = ", ".join(
         f"{p.get('tool')}({json_text(encode(p.get('tool_input')))[:200]}) [call {p.get('id')}]"
         for p in found.pending
     )
-    ids = json.dumps([str(p.get("id")) for p in found.pending])
+    ids = [str(p.get("id")) for p in found.pending]
     waits, it = ("waits", "it") if len(found.pending) == 1 else ("wait", "them")
     text = (
         f"thread {thread_id!r} is paused: {calls} {waits} for a person's approval. Approve or "
-        f'reject {it} on the server\'s page, or with POST /threads/{thread_id}/resume {{"approve": '
-        f"{ids}}}; then GET /threads/{thread_id} has the answer."
+        f"reject {it} on the server's page, or with {_resume_run(thread_id, {'approve': ids})}; "
+        f"then GET /threads/{thread_id}/state has the answer."
     )
     pending = [
         {"id": p.get("id"), "tool": p.get("tool"), "tool_input": encode(p.get("tool_input"))}

@@ -11,7 +11,7 @@ rebuilds its events from the store), `GET /v1/models` lists the agent (its `name
   agent with a `chat_history` input sees the earlier turns). Its output is described in
   `_response_objects`.
 - A run paused for approval ends `incomplete`, its waiting calls as `mcp_approval_request` items
-  (`id` is the call's id, as over the threads API); answer them by continuing with
+  (`id` is the call's id, as in the Agent Protocol's interrupts); answer them by continuing with
   `previous_response_id` and `mcp_approval_response` input items. The same turn goes on, so the
   response keeps its id.
 - A failed run ends `failed` with `{"code": "server_error", "message": "the run failed (Type)"}`:
