@@ -11,7 +11,8 @@ The client is a pool of processes (`--clients`, default: one per CPU), each driv
 the concurrent streams with its own event loop, so one client's parsing does not cap the server.
 Every client process starts at the same wall-clock instant; per run it records the time to the
 first event of the stream (from that instant, so queueing counts) and whether the run ended with
-exactly its own answer. A row: concurrency, throughput (runs per second of wall time), the
+exactly its own answer. A row: concurrency, throughput (runs that ended with their own answer,
+per second of wall time: a refused or failed run does not count), the
 server's CPU seconds per run (measured around the runs, after a warm-up), p50/p99 time to first
 event, runs with their own answer, and the load average before and after. It measures and
 reports; it asserts nothing.
@@ -320,7 +321,7 @@ def drive(url: str, protocol: str, runs: int, clients: int) -> dict[str, Any]:
         "completed": len(done),
         "own_answer": sum(1 for r in done if r[1]),
         "wall_s": round(wall, 3),
-        "runs_per_s": round(runs / wall, 1) if done else None,
+        "runs_per_s": round(sum(1 for r in done if r[1]) / wall, 1) if done else None,
         "first_event_p50_ms": round(1000 * statistics.median(firsts), 1) if firsts else None,
         "first_event_p99_ms": round(1000 * firsts[int(0.99 * (len(firsts) - 1))], 1)
         if firsts

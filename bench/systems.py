@@ -8,7 +8,8 @@ Runs `serve_bench.py` (every protocol, 50/200/1000 concurrent streams), `postgre
 and `ray_scale.py` with the dev venv, keeps their JSON in `bench/out/systems.json`, and rewrites
 the section between the `systems` markers of RESULTS.md (appended the first time). Each row says
 the load average while it ran: above about 0.5 per core the machine was busy and the absolute
-numbers are inflated. `--quick` runs small sizes, to check the scripts, not to report.
+numbers are inflated. `--quick` runs small sizes, to check the scripts, not to report;
+`--render` writes the section again from the last results.
 """
 
 from __future__ import annotations
@@ -105,7 +106,10 @@ def section(results: dict[str, Any], quick: bool = False) -> str:
         "",
         "A tool-calling agent with a scripted model (50 ms per reply), each run streamed; the "
         "client is a pool of processes (one per CPU), every stream launched at the same "
-        "instant. Server CPU is measured around the runs, after a warm-up. "
+        "instant. Throughput counts the runs that ended with their own answer; server CPU is "
+        "measured around the runs, after a warm-up. A durable thread's events are kept for at "
+        "most 200 live threads per process (`_hub`), so past 200 concurrent runs the other "
+        "protocols refuse the rest with 503 (see 'own answer'). "
         "`bench/serve_bench.py`.",
         "",
     ]
@@ -138,6 +142,9 @@ def write(text: str) -> None:
 
 def main() -> None:
     quick = "--quick" in sys.argv
+    if "--render" in sys.argv:  # the section again from bench/out/systems.json
+        write(section(json.loads((OUT / "systems.json").read_text()), quick))
+        return
     OUT.mkdir(exist_ok=True)
     serve_file = OUT / "serve.json"
     concurrency = "20" if quick else "50,200,1000"
