@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
 from actloop.messages import AIMessage, BaseMessage, HumanMessage, ToolCall, ToolMessage
@@ -23,7 +23,8 @@ __all__ = [
 ]
 
 Steps = Sequence[tuple[AgentAction, Any]]
-_Key = tuple[type[BaseMessage], str | None, str | None, str | None]
+_Bucket = BaseMessage | list[BaseMessage]
+"""A bucket of logged messages: its one message, or a list when several share its key."""
 T = TypeVar("T")
 
 
@@ -74,16 +75,14 @@ def _tool_message(action: ToolAgentAction, observation: Any) -> ToolMessage:
     )
 
 
-def _key(message: BaseMessage) -> _Key:
-    """Equal messages have equal keys: buckets for de-duplication without O(n^2) comparisons."""
-    content = message.content
+def _bucket_key(message: BaseMessage) -> Hashable:
+    """Equal messages have equal bucket keys (one of their own strings, so nothing is built):
+    buckets for de-duplication without O(n^2) comparisons."""
     calls: list[ToolCall] | None = getattr(message, "tool_calls", None)
-    return (
-        type(message),
-        content if isinstance(content, str) else None,
-        getattr(message, "tool_call_id", None),
-        calls[0].get("id") if calls else None,
-    )
+    if calls:
+        return calls[0].get("id")
+    content = message.content
+    return content if isinstance(content, str) else None
 
 
 class _ToolMessageLog:
@@ -91,13 +90,18 @@ class _ToolMessageLog:
 
     Each step's messages depend only on the steps before it, so the log of a longer run starts
     with the log of its first steps: an agent's formatter extends the log it already has.
+    Messages already logged are found through buckets: tool messages by `tool_call_id`, the
+    others by `_bucket_key`; a bucket holds its one message, or a list when several share it.
     """
 
-    __slots__ = ("messages", "seen", "steps")
+    __slots__ = ("by_call", "messages", "others", "steps")
 
     def __init__(self) -> None:
         self.messages: list[BaseMessage] = []
-        self.seen: dict[_Key, list[BaseMessage]] = {}
+        self.by_call: dict[Hashable, _Bucket] = {}
+        """Tool messages (they have a `tool_call_id`) by that id."""
+        self.others: dict[Hashable, _Bucket] = {}
+        """Every other message by `_bucket_key`."""
         self.steps: list[tuple[AgentAction, Any]] = []
         """The step tuples formatted so far (kept to recognise the same run's next call)."""
 
@@ -107,20 +111,46 @@ class _ToolMessageLog:
             self.steps.append(step)
 
     def _add(self, action: AgentAction, observation: Any) -> None:
-        seen, messages = self.seen, self.messages
         if not isinstance(action, ToolAgentAction):
             plain = AIMessage(action.log)  # added unchecked, but later ones are checked against it
-            seen.setdefault(_key(plain), []).append(plain)
-            messages.append(plain)
+            self._remember(plain)
+            self.messages.append(plain)
             return
-        new: list[tuple[_Key, BaseMessage]] = []
+        new: list[BaseMessage] = []
         for message in (*action.message_log, _tool_message(action, observation)):
-            key = _key(message)
-            if not any(m is message or m == message for m in seen.get(key, ())):
-                new.append((key, message))
-        for key, message in new:  # checked against earlier steps only, as in LangChain
-            seen.setdefault(key, []).append(message)
-            messages.append(message)
+            if not self._seen(message):
+                new.append(message)
+        for message in new:  # checked against earlier steps only, as in LangChain
+            self._remember(message)
+            self.messages.append(message)
+
+    def _index(self, message: BaseMessage) -> tuple[dict[Hashable, _Bucket], Hashable]:
+        """The buckets `message` belongs to, and its key there (equal messages: the same)."""
+        call_id = getattr(message, "tool_call_id", None)
+        if call_id is not None:
+            return self.by_call, call_id
+        return self.others, _bucket_key(message)
+
+    def _seen(self, message: BaseMessage) -> bool:
+        """Whether this message, or one equal to it, is in the log already."""
+        index, key = self._index(message)
+        bucket = index.get(key)
+        if bucket is None:
+            return False
+        if isinstance(bucket, list):
+            return any(m is message or m == message for m in bucket)
+        return bucket is message or bool(bucket == message)
+
+    def _remember(self, message: BaseMessage) -> None:
+        """Put `message` in its bucket (a second message there turns the bucket into a list)."""
+        index, key = self._index(message)
+        bucket = index.get(key)
+        if bucket is None:
+            index[key] = message
+        elif isinstance(bucket, list):
+            bucket.append(message)
+        else:
+            index[key] = [bucket, message]
 
 
 def format_to_tool_messages(intermediate_steps: Steps) -> list[BaseMessage]:
