@@ -3,7 +3,13 @@ returned is never stated, and a clause said again right after itself is said onc
 
 from __future__ import annotations
 
-from actloop.models._local_check import UNSURE, check_answer, numbers_in, without_repeats
+from actloop.models._local_check import (
+    UNSURE,
+    check_answer,
+    check_file_answer,
+    numbers_in,
+    without_repeats,
+)
 
 
 def test_numbers_are_read_as_people_write_them() -> None:
@@ -61,3 +67,62 @@ def test_an_answer_that_ignores_the_tools_numbers_gives_the_observation() -> Non
     assert check_answer("The host is garden.local.", "host?", ["host = garden.local\n"]) == (
         "The host is garden.local."
     )
+
+
+TODO = "# Todo\n- water the plants\n- call the plumber\n"
+CONFIG = "[server]\nport = 8042\nhost = garden.local\n"
+LISTING = "README.md\nconfig.ini\nnotes/\nshopping.txt"
+
+
+def test_a_file_answer_in_the_files_own_words_passes() -> None:
+    question = "What is on the list in notes/todo.md?"
+    answer = "The list says: water the plants and call the plumber."
+    assert check_file_answer(answer, question, "read_file", "notes/todo.md", TODO) == answer
+    port = "Which port is set in config.ini?"
+    assert check_file_answer("The port is 8042.", port, "read_file", "config.ini", CONFIG) == (
+        "The port is 8042."
+    )
+
+
+def test_a_file_answer_with_words_the_file_lacks_quotes_the_file() -> None:
+    quoted = "notes/todo.md says: # Todo - water the plants - call the plumber"
+    for answer in [
+        "The todo list says: buy milk and water the plants.",  # `buy milk`: not in the file
+        "The files here are: #Todo, #Todo lists: #Todo, #Todo lists: #Todo, #Todo lists: #Todo",
+        "The notes/todo.md file is a list.",  # nothing of the file's own
+    ]:
+        assert check_file_answer(answer, "What is in notes/todo.md?", "read_file",
+                                 "notes/todo.md", TODO) == quoted  # fmt: skip
+    port = "Which port is set in config.ini?"
+    answer = "The server is: [server] and the host is: garden.local."  # the port's line unsaid
+    assert check_file_answer(answer, port, "read_file", "config.ini", CONFIG) == (
+        "config.ini says: [server] port = 8042 host = garden.local"
+    )
+    assert check_file_answer("It is empty.", "What is in a.txt?", "read_file", "a.txt", "") == (
+        "a.txt is empty."
+    )
+
+
+def test_a_listing_answer_names_only_listed_entries_once() -> None:
+    question = "Which files are here?"
+    answer = "The files here are: README.md, config.ini and shopping.txt."
+    assert check_file_answer(answer, question, "list_dir", ".", LISTING) == answer
+    listed = "The files in this folder are: README.md, config.ini, notes/ and shopping.txt"
+    invented = "The files here are: README.md, notes.txt and shopping.txt."
+    twice = "The files here are: config.ini, config.ini."
+    assert check_file_answer(invented, question, "list_dir", ".", LISTING) == listed
+    assert check_file_answer(twice, question, "list_dir", ".", LISTING) == listed
+    assert check_file_answer("Nothing.", "In notes?", "list_dir", "notes", "") == "notes is empty."
+
+
+def test_whether_a_file_exists_is_answered_by_the_listing() -> None:
+    answer = "The files here are: README.md."
+    assert check_file_answer(
+        answer, "Is there a file called shopping.txt here?", "list_dir", ".", LISTING
+    ) == "Yes, shopping.txt is here."  # fmt: skip
+    assert check_file_answer(
+        answer, "Do I have a taxes.pdf?", "list_dir", ".", LISTING
+    ) == "No, there is no taxes.pdf here."  # fmt: skip
+    assert check_file_answer(
+        answer, "Is there a todo.md in notes?", "list_dir", "notes", "todo.md"
+    ) == "Yes, todo.md is in notes."  # fmt: skip

@@ -3,14 +3,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from actloop.agents import AgentAction, AgentFinish
 from actloop.models._local_prompt import zone_places
-from actloop.models._local_words import expression_for, place_for
+from actloop.models._local_words import expression_for, file_call, place_for
 from actloop.models.local import LocalChatModel, local_json_agent
 from actloop.tools.builtin import get_builtin_tools
 from actloop.tools.builtin._calculator import calculate
+
+FILES = ["README.md", "budget-2026.csv", "docs/guide.md", "notes/to_do.md", "recipe.txt"]
+FOLDERS = [".", "docs", "notes"]
 
 
 @pytest.mark.parametrize(
@@ -78,3 +83,56 @@ def test_the_agent_takes_the_worded_call_without_asking_the_model() -> None:
         "output": "I do not know the time zone of Atlantis; "
         "name a city or an IANA zone such as Europe/Paris."
     }
+
+
+@pytest.mark.parametrize(
+    ("question", "call"),
+    [
+        ("Summarise README.md", ("read_file", "README.md")),
+        ("what does readme.md say?", ("read_file", "README.md")),
+        ("What is in docs/guide.md?", ("read_file", "docs/guide.md")),
+        ("Open guide.md for me.", ("read_file", "docs/guide.md")),
+        ("What's left on my to-do list?", ("read_file", "notes/to_do.md")),
+        ("Which ingredients does the recipe need?", ("read_file", "recipe.txt")),
+        ("How much did the budget plan for food?", ("read_file", "budget-2026.csv")),
+        ("What's in the notes folder?", ("list_dir", "notes")),
+        ("Show me the docs directory.", ("list_dir", "docs")),
+        ("Which files are here?", ("list_dir", ".")),
+        ("List all files in this folder.", ("list_dir", ".")),
+        ("Is there a file called recipe.txt here?", ("list_dir", ".")),
+        ("Do I have a guide.md?", ("list_dir", "docs")),
+        ("Is there a file named taxes.pdf?", ("list_dir", ".")),
+    ],
+)
+def test_a_file_or_folder_in_words_becomes_the_file_tools_call(
+    question: str, call: tuple[str, str]
+) -> None:
+    assert file_call(question, FILES, FOLDERS) == call
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Hello, who are you?", "What do I need to buy?", "Read me something nice.",
+     "Is the guide older than the recipe?"],
+)  # fmt: skip
+def test_a_question_naming_no_file_or_folder_is_left_to_the_model(question: str) -> None:
+    assert file_call(question, FILES, FOLDERS) is None
+
+
+def test_the_agent_reads_the_file_a_question_names_without_asking_the_model(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "to_do.md").write_text("- water the plants\n")
+    tools = get_builtin_tools(["read_file", "list_dir"], root=tmp_path)
+    agent = local_json_agent(LocalChatModel(seed=0), tools, tmp_path)
+    step = agent.invoke({"input": "What's on my to-do list?", "intermediate_steps": []})
+    assert step == AgentAction(
+        "read_file",
+        {"path": "notes/to_do.md"},
+        '{"action_input": {"path": "notes/to_do.md"}, "action": "read_file"}',
+    )
+    listing = agent.invoke({"input": "What's in the notes folder?", "intermediate_steps": []})
+    assert listing == AgentAction(
+        "list_dir", {"path": "notes"}, '{"action_input": {"path": "notes"}, "action": "list_dir"}'
+    )

@@ -10,7 +10,14 @@ A 135M model copies a tool's result well but now and then writes a number of its
   nothing unchecked is stated;
 - without a tool, an answer that states a number the question does not hold is replaced by one
   that says the model could not work it out (chat needs no numbers; a sum needs the calculator);
-- a clause said again right after itself is said once.
+- a clause said again right after itself is said once;
+- after read_file, every word of the answer must be the file's, the question's or one of the few
+  words an answer is framed with (`says`, `contains`), a word may not come back more often than
+  the file has it, and the answer must say something of the file beyond the question's words;
+  after list_dir, every name it states must be one the listing has, each once, and a question
+  whether a file exists is answered yes or no by the listing; else the answer is the file quoted
+  (or the listing), since a 135M model reading `# Todo` looped on `#Todo lists`, and listing a
+  folder named files that are not there.
 The model still picks the tool, its arguments and the words of every answer that passes.
 """
 
@@ -20,7 +27,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["check_answer", "numbers_in", "without_repeats"]
+__all__ = ["check_answer", "check_file_answer", "numbers_in", "without_repeats"]
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _REPEAT = re.compile(r"(\b[^.!?,;]{2,80}?[.!?,;])(?:\s*\1)+", re.IGNORECASE)
@@ -66,16 +73,19 @@ def _result_last(answer: str, observations: Sequence[Any]) -> str:
     return f"The answer is {shown}."
 
 
-def check_answer(answer: str, question: str, observations: Sequence[Any]) -> str:
+def check_answer(
+    answer: str, question: str, observations: Sequence[Any], *, use_result: bool = True
+) -> str:
     """The answer to give: `answer` without repeats if every number in it was seen, else an
-    answer made of what the tools returned (or, with no tool, `UNSURE`)."""
+    answer made of what the tools returned (or, with no tool, `UNSURE`). With `use_result`
+    the answer must also state one of the last result's numbers (a file's need not be)."""
     answer = without_repeats(answer)
     seen = numbers_in(question)
     for observation in observations:
         seen |= numbers_in(str(observation))
     stated = numbers_in(answer)
     result: set[float] = numbers_in(str(observations[-1])) if observations else set()
-    ignored = bool(result) and not stated & _rounded(result)  # the tool's numbers left out
+    ignored = use_result and bool(result) and not stated & _rounded(result)  # numbers left out
     if stated <= _rounded(seen) and not ignored:
         return _result_last(answer, observations)
     if not observations:
@@ -84,3 +94,83 @@ def check_answer(answer: str, question: str, observations: Sequence[Any]) -> str
     if len(last) > _QUOTE_LIMIT:
         last = last[: _QUOTE_LIMIT - 3] + "..."
     return f"The tool returned: {last}"
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+_FRAME = frozenset(
+    "a an the is are it its this that these here there of in on at to for from with by as and "
+    "or but file files folder directory says say said reads read contains contain holds hold "
+    "has have lists list listed named called written text content contents line lines item "
+    "items entry entries set sets value yes no not your you my me i which what whose about "
+    "only one both also".split()
+)
+"""Words an answer about a file may use that the file and the question need not hold."""
+_REPEATS = 3
+"""A word the answer says this many times more than the file does is a loop."""
+_ENTRY = re.compile(r"[\w-]+(?:\.[\w-]+)+/?|[\w-]+/")
+"""A file or folder name as an answer writes it: `todo.md`, `notes/`."""
+_EXISTS = re.compile(r"\bis there\b|\bare there\b|\bdo i have\b|\bdo we have\b|\bexists?\b")
+
+
+def _words(text: str) -> list[str]:
+    return [w.removesuffix("s") for w in _WORD.findall(text.lower())]
+
+
+def _quote(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _QUOTE_LIMIT else flat[: _QUOTE_LIMIT - 3] + "..."
+
+
+def _read_ok(answer: str, question: str, path: str, content: str) -> bool:
+    """The answer's words are the file's, the question's or framing, none loops, and at least
+    one of them is the file's own."""
+    said, file_words = _words(answer), _words(content)
+    known = set(file_words) | set(_words(question)) | set(_words(path)) | _FRAME
+    if not set(said) <= known:
+        return False
+    if any(said.count(w) >= file_words.count(w) + _REPEATS for w in set(said)):
+        return False
+    asked = set(_words(question))
+    own = set(file_words) - asked - _FRAME
+    return bool(own & set(said)) and _answers_the_lines(set(said), asked, content)
+
+
+def _answers_the_lines(said: set[str], asked: set[str], content: str) -> bool:
+    """The file's lines that hold a word of the question (`port = 8042` for "Which port ...?")
+    are answered: the answer states one of their other words, when they have any."""
+    wanted: set[str] = set()
+    for line in content.splitlines():
+        words = set(_words(line))
+        if words & (asked - _FRAME):
+            wanted |= words - asked - _FRAME
+    return not wanted or bool(wanted & said)
+
+
+def _listing(answer: str, question: str, path: str, listing: str) -> str:
+    """The listing's answer: the model's if every name it states is listed, each once."""
+    entries = [e.strip() for e in listing.splitlines() if e.strip() and not e.startswith("[")]
+    names = {e.rstrip("/") for e in entries}
+    asked = [n for n in _ENTRY.findall(question) if _EXISTS.search(question.lower())]
+    if asked:
+        name = asked[-1].rstrip("/").rsplit("/", 1)[-1]
+        where = "here" if path in (".", "") else f"in {path}"
+        return f"Yes, {name} is {where}." if name in names else f"No, there is no {name} {where}."
+    stated = [n.rstrip("/").rsplit("/", 1)[-1] for n in _ENTRY.findall(answer)]
+    if stated and set(stated) <= names and len(stated) == len(set(stated)):
+        return answer
+    where = "this folder" if path in (".", "") else path
+    if not entries:
+        return f"{where} is empty." if path not in (".", "") else "This folder is empty."
+    shown = ", ".join(entries[:-1]) + " and " + entries[-1] if len(entries) > 1 else entries[0]
+    return f"The files in {where} are: {_quote(shown)}"
+
+
+def check_file_answer(answer: str, question: str, tool: str, path: str, observation: str) -> str:
+    """The answer to give after read_file or list_dir of `path`: the model's `answer` if it
+    states only what the file (or listing) holds, else the file quoted (or the listing)."""
+    answer = without_repeats(answer)
+    if tool == "list_dir":
+        return _listing(answer, question, path, observation)
+    if _read_ok(answer, question, path, observation):
+        return answer
+    return f"{path} says: {_quote(observation)}" if observation.strip() else f"{path} is empty."

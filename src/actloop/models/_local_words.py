@@ -18,6 +18,14 @@ Likewise a question about the time that names a place the tz database knows (`Me
 `Zürich`, `Asia/Seoul`) becomes the clock call for that zone: the model, asked, answered some
 of them itself with a made-up time, or picked a zone of another continent. A place it does not
 know (`Atlantis`) gets an answer that says so, instead of a wrong zone's time.
+
+And a question about files that names one (`Summarise README.md`, `What's on my to-do list?` with
+a `todo.md` there, `Read me the poem.` with a `poem.txt`) or a folder (`What's in the notes
+folder?`, `Which files are here?`) becomes the read_file or list_dir call (`file_call`): asked,
+the model answered some of them itself with made-up content, or read another file. A file is
+named by its path, its name, or its name's stem as a word (`to-do` reads as `todo`); a question
+whether a file exists lists its folder. A question that names no file it can place is left to
+the model.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
-__all__ = ["expression_for", "place_for"]
+__all__ = ["expression_for", "file_call", "place_for"]
 
 _N = r"(\d+(?:\.\d+)?)"
 _ORDINALS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
@@ -195,3 +203,67 @@ def place_for(question: str, places: Mapping[str, str]) -> tuple[str | None, str
         return places[best], None
     named = _IN_PLACE.search(question)
     return None, (named.group(1).removeprefix("the ").strip(" .?!") if named else None)
+
+
+_EXISTS = re.compile(r"\bis there\b|\bare there\b|\bdo i have\b|\bdo we have\b|\bexists?\b")
+_FOLDER_WORD = r"(?:folder|directory|dir)"
+_LISTING = re.compile(
+    r"\b(?:which|what|list|show)(?: the| all| my)? files\b|\bfiles (?:are )?(?:here|in this)\b"
+    rf"|\bwhat(?:'s| is) in (?:this|the current) {_FOLDER_WORD}\b"
+    rf"|\blist (?:this|the) {_FOLDER_WORD}\b"
+)
+_STEM_STOP = frozenset({"file", "files", "folder", "text", "data", "the", "and", "new", "old"})
+
+
+def _named(text: str, name: str) -> bool:
+    """`name` occurs in `text` as a whole word or path (not inside a longer one)."""
+    return re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-]|\.\w)", text) is not None
+
+
+def _stems(path: str) -> set[str]:
+    """The words of a file's name without its extension: `notes/to_do-list.md` -> to, do, list,
+    to_do-list, todo, todolist (joined words, as people write `to-do` or `todo`)."""
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+    parts = [p for p in re.split(r"[_\-\s]+", stem) if p]
+    return {stem, "".join(parts), *parts} - _STEM_STOP
+
+
+def _question_words(text: str) -> set[str]:
+    """The question's words, hyphenated ones also joined (`to-do` -> todo) and singular."""
+    found: set[str] = set()
+    for word in re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", text):
+        for form in {word, word.replace("-", "")}:
+            found |= {form, form.removesuffix("s")}
+    return {w for w in found if len(w) >= 3}
+
+
+def _parent(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else "."
+
+
+def file_call(question: str, files: list[str], folders: list[str]) -> tuple[str, str] | None:
+    """The file tool call the question asks for, given the files and folders under the root:
+    ("read_file", a file it names), ("list_dir", a folder it names or asks about), or None when
+    it names none of them."""
+    text = " ".join(question.lower().split())
+    exists = _EXISTS.search(text) is not None
+    for path in sorted(files, key=len, reverse=True):  # `notes/todo.md` before `todo.md`
+        if _named(text, path.lower()):
+            return ("list_dir", _parent(path)) if exists else ("read_file", path)
+    names = [f for f in files if _named(text, f.rsplit("/", 1)[-1].lower())]
+    if len(names) == 1:
+        return ("list_dir", _parent(names[0])) if exists else ("read_file", names[0])
+    for folder in sorted(folders, key=len, reverse=True):
+        name = re.escape(folder.lower().rsplit("/", 1)[-1])
+        if folder != "." and re.search(
+            rf"\b{name} {_FOLDER_WORD}\b|\b{_FOLDER_WORD} {name}\b|\b{re.escape(folder.lower())}/",
+            text,
+        ):
+            return "list_dir", folder
+    if _LISTING.search(text) or exists:
+        return "list_dir", "."
+    words = _question_words(text)
+    scored = sorted(((len(_stems(f) & words), f) for f in files), reverse=True)
+    if scored and scored[0][0] and (len(scored) == 1 or scored[1][0] < scored[0][0]):
+        return "read_file", scored[0][1]
+    return None

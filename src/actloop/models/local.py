@@ -27,7 +27,7 @@ from actloop.messages import (
     message_to_openai,
 )
 from actloop.models._errors import MissingDependencyError, ModelError
-from actloop.models._local_check import check_answer
+from actloop.models._local_check import check_answer, check_file_answer
 from actloop.models._local_engine import (
     ContextWindowError,
     Engine,
@@ -40,9 +40,10 @@ from actloop.models._local_prompt import (
     agent_prompt,
     final_schema,
     reply_schema,
+    root_paths,
     zone_places,
 )
-from actloop.models._local_words import expression_for, place_for
+from actloop.models._local_words import expression_for, file_call, place_for
 
 if TYPE_CHECKING:
     from actloop.prompts import ChatPromptTemplate
@@ -287,10 +288,12 @@ def local_json_agent(
     choose, answer = agent(reply_schema(tools, root)), agent(final_schema())
     names = {t.name for t in tools}
     places = zone_places() if "clock" in names else {}
+    paths = root_paths(root) if {"read_file", "list_dir"} & names else None
 
     def route(inputs: dict[str, Any]) -> Runnable[dict[str, Any], Any]:
         steps: list[Any] = inputs.get("intermediate_steps") or []
-        first = _worded_call(str(inputs.get("input", "")), names, places) if not steps else None
+        question = str(inputs.get("input", ""))
+        first = _worded_call(question, names, places, paths) if not steps else None
         if first is not None:
             decided = first
 
@@ -301,7 +304,7 @@ def local_json_agent(
         chosen = answer if steps and _tool_answered(steps[-1], names) else choose
 
         def checked(step: Any) -> Any:
-            return _checked(step, str(inputs.get("input", "")), [o for _, o in steps])
+            return _checked(step, question, steps)
 
         return chosen | RunnableLambda(checked)
 
@@ -324,39 +327,68 @@ def _clock_zone(step: Any, places: dict[str, str]) -> Any:
 
 
 def _worded_call(
-    question: str, names: set[str], places: dict[str, str]
+    question: str,
+    names: set[str],
+    places: dict[str, str],
+    paths: tuple[list[str], list[str]] | None = None,
 ) -> AgentAction | AgentFinish | None:
     """The first step for a question `_local_words` reads: the calculator call for arithmetic
     in words (the model builds expressions from words badly, and copies them well), the clock
-    call for the time in a place the tz database knows, or an answer saying a place is unknown;
-    written as the model writes them. None leaves the step to the model."""
-    from actloop.steps import AgentAction, AgentFinish
+    call for the time in a place the tz database knows, or an answer saying a place is unknown,
+    the read_file or list_dir call for a file or folder the question names (`paths`: the root's
+    files and folders); written as the model writes them. None leaves the step to the model."""
+    from actloop.steps import AgentFinish
 
     expression = expression_for(question) if "calculator" in names else None
     if expression is not None:
-        call = {"action_input": {"expression": expression}, "action": "calculator"}
-        return AgentAction("calculator", {"expression": expression}, json.dumps(call))
+        return _call("calculator", {"expression": expression})
     zone, unknown = place_for(question, places) if "clock" in names else (None, None)
     if zone is not None:
-        call = {"action_input": {"timezone": zone}, "action": "clock"}
-        return AgentAction("clock", {"timezone": zone}, json.dumps(call))
+        return _call("clock", {"timezone": zone})
     if unknown is not None:
         answer = (
             f"I do not know the time zone of {unknown}; "
             "name a city or an IANA zone such as Europe/Paris."
         )
         return AgentFinish({"output": answer}, json.dumps({"action": "Final Answer"}))
+    found = file_call(question, *paths) if paths else None
+    if found is not None and found[0] in names:
+        return _call(found[0], {"path": found[1]})
     return None
 
 
-def _checked(step: Any, question: str, observations: list[Any]) -> Any:
-    """A final answer passes the self-check (`_local_check`): no number no tool returned."""
+def _call(tool: str, arguments: dict[str, Any]) -> AgentAction:
+    """A tool call written as the model writes one (arguments first)."""
+    from actloop.steps import AgentAction
+
+    return AgentAction(tool, arguments, json.dumps({"action_input": arguments, "action": tool}))
+
+
+_FILE_TOOLS = ("read_file", "list_dir")
+
+
+def _checked(step: Any, question: str, steps: list[tuple[Any, Any]]) -> Any:
+    """A final answer passes the self-check (`_local_check`): no number no tool returned, and
+    after a file tool nothing the file (or listing) does not hold."""
     from actloop.steps import AgentFinish
 
-    if isinstance(step, AgentFinish) and isinstance(step.return_values.get("output"), str):
-        output = check_answer(step.return_values["output"], question, observations)
-        return AgentFinish({**step.return_values, "output": output}, step.log)
-    return step
+    if not isinstance(step, AgentFinish) or not isinstance(step.return_values.get("output"), str):
+        return step
+    output: str = step.return_values["output"]
+    observations = [o for _, o in steps]
+    last: Any = steps[-1][0] if steps else None
+    tool = getattr(last, "tool", None)
+    tool_input: Any = getattr(last, "tool_input", None)
+    read = tool in _FILE_TOOLS and not str(observations[-1]).startswith("Error")
+    if read:
+        path = (
+            str(cast("dict[str, Any]", tool_input).get("path", "."))
+            if isinstance(tool_input, dict)
+            else str(tool_input)
+        )
+        output = check_file_answer(output, question, str(tool), path, str(observations[-1]))
+    output = check_answer(output, question, observations, use_result=not read)
+    return AgentFinish({**step.return_values, "output": output}, step.log)
 
 
 def _tool_answered(step: tuple[Any, Any], names: set[str]) -> bool:
