@@ -12,6 +12,7 @@ from actloop.agents.middleware.model_call_limit import (
 )
 from actloop.agents.middleware.model_fallback import ModelFallbackMiddleware
 from actloop.agents.middleware.model_retry import ModelRetryMiddleware
+from actloop.agents.middleware.todo import TodoListMiddleware
 from actloop.agents.middleware.tool_call_limit import (
     ToolCallLimitExceededError,
     ToolCallLimitMiddleware,
@@ -49,6 +50,7 @@ __all__ = [
     "ModelResponse",
     "ModelRetryMiddleware",
     "Runtime",
+    "TodoListMiddleware",
     "ToolCallLimitExceededError",
     "ToolCallLimitMiddleware",
     "ToolCallRequest",

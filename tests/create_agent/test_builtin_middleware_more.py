@@ -1,0 +1,164 @@
+"""More built-in middleware against LangChain 1.5's: todo list, context editing, summarization,
+PII, tool selection. Same scripted replies on both sides; the final states are compared field by
+field, and so is what the model was sent on each call where the middleware changes it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import langchain.agents.middleware as lc_mw
+import langchain_core.messages as lc_messages
+import pytest
+from _both import LcScripted, al_tools_of, fields, lc_tools_of, reply, state_fields
+from langchain.agents import create_agent as lc_create_agent
+from pydantic import Field
+
+import actloop.agents.middleware as al_mw
+import actloop.messages as al_messages
+from actloop.agents import create_agent
+from actloop.testing import FunctionChatModel
+
+
+class LcRecording(LcScripted):
+    """LangChain's scripted model, keeping the messages of each call."""
+
+    sent: list[Any] = Field(default_factory=lambda: [])
+
+    def _generate(self, messages: Any, *args: Any, **kwargs: Any) -> Any:
+        self.sent.append(fields(messages))
+        return super()._generate(messages, *args, **kwargs)
+
+
+def recording_pair(replies: Sequence[dict[str, Any]]) -> tuple[Any, Any, list[Any], list[Any]]:
+    """Scripted models on both sides playing `replies`, and the lists of what each was sent."""
+    lc = LcRecording(messages=iter([lc_messages.AIMessage(**r) for r in replies]))
+    al_sent: list[Any] = []
+    al_replies = iter([al_messages.AIMessage(**r) for r in replies])
+
+    def answer(messages: Any) -> Any:
+        al_sent.append(fields(messages))
+        return next(al_replies)
+
+    return lc, FunctionChatModel(answer), lc.sent, al_sent
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def echo(text: str) -> str:
+    """Repeat a text."""
+    return text
+
+
+TOOLS: list[Callable[..., Any]] = [add, echo]
+
+
+async def run_both(
+    replies: Sequence[dict[str, Any]],
+    make: Callable[[Any], list[Any]],
+    inputs: Callable[[Any], dict[str, Any]],
+    *,
+    use_async: bool,
+    tools: Sequence[Callable[..., Any]] = TOOLS,
+    **kwargs: Any,
+) -> tuple[Any, Any]:
+    """(final state or error, what the model was sent) of LangChain's run and of actloop's."""
+    lc_model, al_model, lc_sent, al_sent = recording_pair(replies)
+    lc = lc_create_agent(lc_model, lc_tools_of(tools), middleware=make(lc_mw), **kwargs)
+    al = create_agent(al_model, al_tools_of(tools), middleware=make(al_mw), **kwargs)
+    out: list[Any] = []
+    for agent, side, sent in ((lc, lc_messages, lc_sent), (al, al_messages, al_sent)):
+        try:
+            if use_async:
+                state = await agent.ainvoke(inputs(side))
+            else:
+                state = agent.invoke(inputs(side))
+            result: Any = state_fields(state)
+        except Exception as exc:
+            result = (type(exc).__name__, str(exc))
+        out.append((result, sent))
+    return out[0], out[1]
+
+
+def ask(text: str) -> Callable[[Any], dict[str, Any]]:
+    return lambda m: {"messages": [m.HumanMessage(text, id="h1")]}
+
+
+def todo_args(*items: tuple[str, str]) -> dict[str, Any]:
+    return {"todos": [{"content": c, "status": s} for c, s in items]}
+
+
+# -- TodoListMiddleware ------------------------------------------------------------------------
+
+TODO_REPLIES = [
+    reply(
+        "", ("write_todos", todo_args(("plan", "in_progress"), ("do", "pending")), "t1"), id="r1"
+    ),
+    reply("", ("add", {"a": 1, "b": 2}, "c1"), id="r2"),
+    reply(
+        "", ("write_todos", todo_args(("plan", "completed"), ("do", "completed")), "t2"), id="r3"
+    ),
+    reply("3", id="r4"),
+]
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+@pytest.mark.parametrize("system_prompt", [None, "Be brief."])
+@pytest.mark.parametrize("custom", [False, True])
+async def test_todo_list(use_async: bool, system_prompt: str | None, custom: bool) -> None:
+    options = {"system_prompt": "Track it.", "tool_description": "Write todos."} if custom else {}
+    lc, al = await run_both(
+        TODO_REPLIES,
+        lambda m: [m.TodoListMiddleware(**options)],
+        ask("sum"),
+        use_async=use_async,
+        system_prompt=system_prompt,
+    )
+    assert al == lc
+    state, sent = al
+    assert state["todos"] == [
+        {"content": "plan", "status": "completed"},
+        {"content": "do", "status": "completed"},
+    ]
+    assert len(sent) == 4
+    assert state["messages"][2]["content"] == (
+        "Updated todo list to [{'content': 'plan', 'status': 'in_progress'}, "
+        "{'content': 'do', 'status': 'pending'}]"
+    )
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_todo_list_parallel_calls_are_errors(use_async: bool) -> None:
+    replies = [
+        reply(
+            "",
+            ("write_todos", todo_args(("a", "pending")), "t1"),
+            ("write_todos", todo_args(("b", "pending")), "t2"),
+            ("add", {"a": 1, "b": 1}, "c1"),
+            id="r1",
+        ),
+        reply("done", id="r2"),
+    ]
+    lc, al = await run_both(
+        replies, lambda m: [m.TodoListMiddleware()], ask("go"), use_async=use_async
+    )
+    assert al == lc
+    assert "todos" not in al[0]
+    errors = [m for m in al[0]["messages"] if m["type"] == "tool" and m["status"] == "error"]
+    assert [m["tool_call_id"] for m in errors] == ["t1", "t2"]
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_todo_list_bad_status_is_the_validation_error(use_async: bool) -> None:
+    replies = [
+        reply("", ("write_todos", {"todos": [{"content": "a", "status": "nope"}]}, "t1"), id="r1"),
+        reply("done", id="r2"),
+    ]
+    lc, al = await run_both(
+        replies, lambda m: [m.TodoListMiddleware()], ask("go"), use_async=use_async
+    )
+    assert al == lc
+    assert al[0]["messages"][2]["status"] == "error"
