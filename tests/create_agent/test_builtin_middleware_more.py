@@ -20,13 +20,21 @@ from actloop.agents import create_agent
 from actloop.testing import FunctionChatModel
 
 
+def sent_fields(messages: Any) -> list[dict[str, Any]]:
+    """What a model call was sent: each message's fields and its response metadata."""
+    rows = fields(messages)
+    for row, message in zip(rows, messages, strict=True):
+        row["response_metadata"] = dict(message.response_metadata)
+    return rows
+
+
 class LcRecording(LcScripted):
     """LangChain's scripted model, keeping the messages of each call."""
 
     sent: list[Any] = Field(default_factory=lambda: [])
 
     def _generate(self, messages: Any, *args: Any, **kwargs: Any) -> Any:
-        self.sent.append(fields(messages))
+        self.sent.append(sent_fields(messages))
         return super()._generate(messages, *args, **kwargs)
 
 
@@ -37,7 +45,7 @@ def recording_pair(replies: Sequence[dict[str, Any]]) -> tuple[Any, Any, list[An
     al_replies = iter([al_messages.AIMessage(**r) for r in replies])
 
     def answer(messages: Any) -> Any:
-        al_sent.append(fields(messages))
+        al_sent.append(sent_fields(messages))
         return next(al_replies)
 
     return lc, FunctionChatModel(answer), lc.sent, al_sent
@@ -162,3 +170,70 @@ async def test_todo_list_bad_status_is_the_validation_error(use_async: bool) -> 
     )
     assert al == lc
     assert al[0]["messages"][2]["status"] == "error"
+
+
+# -- ContextEditingMiddleware ------------------------------------------------------------------
+
+
+def calls_then_answer(n: int) -> list[dict[str, Any]]:
+    """`n` replies each calling echo or add with a long-ish argument, then a final answer."""
+    out: list[dict[str, Any]] = []
+    for i in range(n):
+        if i % 2:
+            out.append(reply("", ("add", {"a": i, "b": 100}, f"c{i}"), id=f"r{i}"))
+        else:
+            out.append(reply("", ("echo", {"text": f"result {i} " * 20}, f"c{i}"), id=f"r{i}"))
+    return [*out, reply("done", id="rf")]
+
+
+EDITS: list[dict[str, Any]] = [
+    {},
+    {"trigger": 60},
+    {"trigger": 60, "keep": 0},
+    {"trigger": 60, "keep": 1, "clear_tool_inputs": True},
+    {"trigger": 60, "keep": 1, "exclude_tools": ["echo"]},
+    {"trigger": 60, "keep": 1, "clear_at_least": 40, "placeholder": "<gone>"},
+    {"trigger": 400, "keep": 2},
+]
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+@pytest.mark.parametrize("edit", EDITS)
+async def test_context_editing(use_async: bool, edit: dict[str, Any]) -> None:
+    lc, al = await run_both(
+        calls_then_answer(5),
+        lambda m: [m.ContextEditingMiddleware(edits=[m.ClearToolUsesEdit(**edit)])],
+        ask("go"),
+        use_async=use_async,
+        system_prompt="Be brief.",
+    )
+    assert al == lc
+    state, sent = al
+    assert len(sent) == 6
+    assert all(m["content"] != "[cleared]" for m in state["messages"])  # only the model's view
+    if edit.get("trigger") == 60 and not edit.get("exclude_tools") and "keep" not in edit:
+        last = [m for m in sent[-1] if m["type"] == "tool"]
+        assert [m["content"] for m in last] == [
+            "[cleared]",
+            "[cleared]",
+            "result 2 " * 20,
+            "103",
+            "result 4 " * 20,
+        ]
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_context_editing_custom_counter(use_async: bool) -> None:
+    """A `token_counter` function: here one token per message, trigger at 4."""
+    lc, al = await run_both(
+        calls_then_answer(3),
+        lambda m: [
+            m.ContextEditingMiddleware(
+                edits=[m.ClearToolUsesEdit(trigger=4, keep=1)], token_counter=len
+            )
+        ],
+        ask("go"),
+        use_async=use_async,
+    )
+    assert al == lc
+    assert [m["content"] for m in al[1][-1] if m["type"] == "tool"][:2] == ["[cleared]"] * 2

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from actloop.agents.middleware.context_editing import (
+    ClearToolUsesEdit,
+    ContextEditingMiddleware,
+)
 from actloop.agents.middleware.human_in_the_loop import (
     HumanInTheLoopMiddleware,
     InterruptOnConfig,
@@ -40,6 +44,8 @@ from actloop.agents.middleware.types import (
 __all__ = [
     "AgentMiddleware",
     "AgentState",
+    "ClearToolUsesEdit",
+    "ContextEditingMiddleware",
     "HumanInTheLoopMiddleware",
     "InterruptOnConfig",
     "ModelCallLimitExceededError",
