@@ -1,5 +1,5 @@
-"""LangChain's approximate token counter (`langchain_core.messages.utils.count_tokens_approximately`,
-ported), shared by the context editing and summarization middleware so their triggers fire at
+"""LangChain's approximate token counter (`count_tokens_approximately` of
+`langchain_core.messages.utils`, ported), shared by the context editing and summarization middleware so their triggers fire at
 the same counts as LangChain's."""
 
 from __future__ import annotations
@@ -57,13 +57,14 @@ def _content_size(content: Any, tokens_per_image: int) -> tuple[int, int]:
         if isinstance(block, str):
             chars += len(block)
         elif isinstance(block, dict):
-            kind = cast("dict[str, Any]", block).get("type", "")
+            item = cast("dict[str, Any]", block)
+            kind = item.get("type", "")
             if kind in {"image", "image_url"}:
                 images += tokens_per_image
             elif kind == "text":
-                chars += len(cast("dict[str, Any]", block).get("text", ""))
+                chars += len(item.get("text", ""))
             else:
-                chars += len(repr(block))
+                chars += len(repr(item))
         else:
             chars += len(repr(block))
     return chars, images
