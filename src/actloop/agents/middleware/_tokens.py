@@ -1,6 +1,6 @@
 """LangChain's approximate token counter (`count_tokens_approximately` of
-`langchain_core.messages.utils`, ported), shared by the context editing and summarization middleware so their triggers fire at
-the same counts as LangChain's."""
+`langchain_core.messages.utils`, ported), shared by the context editing and summarization
+middleware so their triggers fire at the same counts as LangChain's."""
 
 from __future__ import annotations
 
