@@ -237,3 +237,99 @@ async def test_context_editing_custom_counter(use_async: bool) -> None:
     )
     assert al == lc
     assert [m["content"] for m in al[1][-1] if m["type"] == "tool"][:2] == ["[cleared]"] * 2
+
+
+# -- SummarizationMiddleware -------------------------------------------------------------------
+
+
+def summary_models(*summaries: str) -> tuple[Any, Any, list[Any], list[Any]]:
+    """The summarizing model on both sides: scripted summaries, what it was sent."""
+    return recording_pair([reply(text, id=f"s{i}") for i, text in enumerate(summaries)])
+
+
+SUMMARY_CASES: list[dict[str, Any]] = [
+    {"trigger": ("messages", 4), "keep": ("messages", 2)},
+    {"trigger": ("messages", 6), "keep": ("messages", 3)},
+    {"trigger": ("tokens", 120), "keep": ("tokens", 60)},
+    {"trigger": [{"tokens": 10, "messages": 8}, ("messages", 100)], "keep": ("messages", 1)},
+    {"trigger": ("messages", 4), "keep": ("messages", 2), "trim_tokens_to_summarize": 40},
+    {"trigger": ("messages", 4), "keep": ("messages", 2), "trim_tokens_to_summarize": 110},
+    {"trigger": ("messages", 4), "keep": ("messages", 2), "trim_tokens_to_summarize": None},
+    {"trigger": ("messages", 4), "keep": ("messages", 2), "summary_prompt": "Sum: {messages}"},
+    {"trigger": ("messages", 50)},
+]
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+@pytest.mark.parametrize("options", SUMMARY_CASES)
+async def test_summarization(use_async: bool, options: dict[str, Any]) -> None:
+    lc_summary, al_summary, lc_summary_sent, al_summary_sent = summary_models(
+        *(f"summary {i}" for i in range(12))
+    )
+    summarizing = {"lc": lc_summary, "al": al_summary}
+
+    def make(m: Any) -> list[Any]:
+        side = "lc" if m is lc_mw else "al"
+        return [m.SummarizationMiddleware(summarizing[side], **options)]
+
+    lc, al = await run_both(
+        calls_then_answer(5), make, ask("go"), use_async=use_async, system_prompt="Be brief."
+    )
+    assert al == lc
+    assert al_summary_sent == lc_summary_sent
+    if options == SUMMARY_CASES[0]:
+        state = al[0]
+        assert state["messages"][0]["content"] == (
+            "Here is a summary of the conversation to date:\n\nsummary 3"
+        )
+        assert state["messages"][0]["additional_kwargs"] == {"lc_source": "summarization"}
+        assert len(al_summary_sent) == 4
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_summarization_with_a_summarizer_function(use_async: bool) -> None:
+    seen: dict[str, list[int]] = {"lc": [], "al": []}
+
+    def make(m: Any) -> list[Any]:
+        side = "lc" if m is lc_mw else "al"
+
+        def summarize(messages: list[Any]) -> str:
+            seen[side].append(len(messages))
+            return f"  {len(messages)} messages  "
+
+        model = recording_pair([])[0 if side == "lc" else 1]
+        return [
+            m.SummarizationMiddleware(
+                model, trigger=("messages", 5), keep=("messages", 2), summarizer=summarize
+            )
+        ]
+
+    lc, al = await run_both(calls_then_answer(4), make, ask("go"), use_async=use_async)
+    assert al == lc
+    assert seen["al"] == seen["lc"] != []
+
+
+def test_summarization_options_errors_are_langchains() -> None:
+    cases: list[dict[str, Any]] = [
+        {"trigger": ("fraction", 1.5)},
+        {"trigger": ("tokens", 0)},
+        {"trigger": ("bogus", 1)},
+        {"trigger": {"tokens": True}},
+        {"trigger": {"messages": 1.5}},
+        {"trigger": {}},
+        {"trigger": {"other": 1}},
+        {"trigger": "x"},
+        {"trigger": [1]},
+        {"keep": ("messages", -1)},
+        {"trigger": ("fraction", 0.5)},
+    ]
+    for options in cases:
+        errors = []
+        for m, model in ((lc_mw, recording_pair([])[0]), (al_mw, recording_pair([])[1])):
+            try:
+                m.SummarizationMiddleware(model, **options)
+                errors.append(None)
+            except Exception as exc:
+                errors.append((type(exc).__name__, str(exc)))
+        assert errors[1] == errors[0], options
+        assert errors[1] is not None

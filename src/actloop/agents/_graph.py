@@ -35,9 +35,14 @@ from actloop.agents.middleware.types import (
     can_jump_to,
     overrides,
 )
-from actloop.agents.types import RECURSION_MESSAGE, Command, GraphRecursionError
+from actloop.agents.types import (
+    RECURSION_MESSAGE,
+    REMOVE_ALL_MESSAGES,
+    Command,
+    GraphRecursionError,
+)
 from actloop.executor import BaseMultiActionAgent
-from actloop.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+from actloop.messages import AIMessage, BaseMessage, RemoveMessage, SystemMessage, ToolMessage
 from actloop.steps import AgentFinish, ToolAgentAction
 from actloop.tools._validate import InvalidArguments
 
@@ -57,21 +62,39 @@ Effect = tuple[str, Any, Any]
 
 def add_messages(left: list[BaseMessage], right: Sequence[Any]) -> list[BaseMessage]:
     """LangGraph's messages reducer: new ids for messages without one; a message with a known
-    id replaces that message, others are appended."""
+    id replaces that message, others are appended; a `RemoveMessage` removes its id (or, with
+    `REMOVE_ALL_MESSAGES`, everything before it)."""
     from actloop.chat_models import convert_to_messages
 
-    merged = list(left)
-    where = {m.id: i for i, m in enumerate(merged)}
-    for message in convert_to_messages(list(right)):
+    incoming = convert_to_messages(list(right))
+    for message in incoming:
         if message.id is None:
             message.id = str(uuid.uuid4())
+    cleared = [i for i, m in enumerate(incoming) if _removes_all(m)]
+    if cleared:
+        return incoming[cleared[-1] + 1 :]
+    merged = list(left)
+    where = {m.id: i for i, m in enumerate(merged)}
+    removed: set[str | None] = set()
+    for message in incoming:
         index = where.get(message.id)
         if index is None:
+            if isinstance(message, RemoveMessage):
+                raise ValueError(
+                    f"Attempting to delete a message with an ID that doesn't exist ('{message.id}')"
+                )
             where[message.id] = len(merged)
             merged.append(message)
+        elif isinstance(message, RemoveMessage):
+            removed.add(message.id)
         else:
+            removed.discard(message.id)
             merged[index] = message
-    return merged
+    return [m for m in merged if m.id not in removed] if removed else merged
+
+
+def _removes_all(message: BaseMessage) -> bool:
+    return isinstance(message, RemoveMessage) and message.id == REMOVE_ALL_MESSAGES
 
 
 def apply_update(state: dict[str, Any], update: Any) -> None:

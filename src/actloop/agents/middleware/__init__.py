@@ -16,6 +16,7 @@ from actloop.agents.middleware.model_call_limit import (
 )
 from actloop.agents.middleware.model_fallback import ModelFallbackMiddleware
 from actloop.agents.middleware.model_retry import ModelRetryMiddleware
+from actloop.agents.middleware.summarization import SummarizationMiddleware
 from actloop.agents.middleware.todo import TodoListMiddleware
 from actloop.agents.middleware.tool_call_limit import (
     ToolCallLimitExceededError,
@@ -56,6 +57,7 @@ __all__ = [
     "ModelResponse",
     "ModelRetryMiddleware",
     "Runtime",
+    "SummarizationMiddleware",
     "TodoListMiddleware",
     "ToolCallLimitExceededError",
     "ToolCallLimitMiddleware",
