@@ -16,6 +16,7 @@ from actloop.agents.middleware.model_call_limit import (
 )
 from actloop.agents.middleware.model_fallback import ModelFallbackMiddleware
 from actloop.agents.middleware.model_retry import ModelRetryMiddleware
+from actloop.agents.middleware.pii import PIIDetectionError, PIIMatch, PIIMiddleware
 from actloop.agents.middleware.summarization import SummarizationMiddleware
 from actloop.agents.middleware.todo import TodoListMiddleware
 from actloop.agents.middleware.tool_call_limit import (
@@ -56,6 +57,9 @@ __all__ = [
     "ModelRequest",
     "ModelResponse",
     "ModelRetryMiddleware",
+    "PIIDetectionError",
+    "PIIMatch",
+    "PIIMiddleware",
     "Runtime",
     "SummarizationMiddleware",
     "TodoListMiddleware",
