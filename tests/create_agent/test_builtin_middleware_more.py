@@ -442,3 +442,106 @@ def test_pii_unknown_type_is_langchains_error() -> None:
             m.PIIMiddleware("ssn")
         errors.append(str(caught.value))
     assert errors[0] == errors[1]
+
+
+# -- LLMToolSelectorMiddleware -----------------------------------------------------------------
+
+
+def shout(text: str) -> str:
+    """Upper-case a text."""
+    return text.upper()
+
+
+def whisper(text: str) -> str:
+    """Lower-case a text."""
+    return text.lower()
+
+
+SELECT_TOOLS: list[Callable[..., Any]] = [add, echo, shout, whisper]
+
+
+def select(*names: str, id: str) -> dict[str, Any]:
+    """A selection model's reply choosing `names`."""
+    return reply("", ("ToolSelectionResponse", {"tools": list(names)}, f"s-{id}"), id=id)
+
+
+SELECTION_CASES: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [
+    ({}, [select("shout", "add", id="s1"), select("echo", id="s2")]),
+    ({"max_tools": 1}, [select("shout", "add", id="s1"), select("echo", "add", id="s2")]),
+    ({"always_include": ["whisper"]}, [select("add", id="s1"), select(id="s2")]),
+    ({"system_prompt": "Pick."}, [reply("no", id="bad"), select("add", id="s1"), select(id="s2")]),
+    ({"on_parsing_failure": "all"}, [reply("no", id="b1"), reply("no", id="b2")] * 2),
+    ({"on_parsing_failure": "none", "max_retries": 0}, [reply("no", id="b1")] * 2),
+    ({"on_parsing_failure": ["echo"]}, [reply("no", id="b1")] * 4),
+    ({"on_parsing_failure": "error"}, [reply("no", id="b1")] * 4),
+    ({}, [select("nope", id="s1")]),
+]
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+@pytest.mark.parametrize(("options", "selections"), SELECTION_CASES)
+async def test_llm_tool_selector(
+    use_async: bool, options: dict[str, Any], selections: list[dict[str, Any]]
+) -> None:
+    lc_selector, al_selector, lc_selector_sent, al_selector_sent = recording_pair(selections)
+    models = {"lc": lc_selector, "al": al_selector}
+    given: dict[str, list[list[str]]] = {"lc": [], "al": []}
+
+    def make(m: Any) -> list[Any]:
+        side = "lc" if m is lc_mw else "al"
+
+        def record(request: Any, handler: Any) -> Any:
+            given[side].append([t.name for t in request.tools])
+            return handler(request)
+
+        async def arecord(request: Any, handler: Any) -> Any:
+            given[side].append([t.name for t in request.tools])
+            return await handler(request)
+
+        recorder = m.wrap_model_call(arecord if use_async else record)
+        return [m.LLMToolSelectorMiddleware(model=models[side], **options), recorder]
+
+    replies = [reply("", ("add", {"a": 1, "b": 2}, "c1"), id="r1"), reply("3", id="r2")]
+    lc, al = await run_both(
+        replies, make, ask("add 1 and 2"), use_async=use_async, tools=SELECT_TOOLS
+    )
+    assert al == lc
+    assert al_selector_sent == lc_selector_sent
+    assert given["al"] == given["lc"]
+    if (options, selections) == SELECTION_CASES[0]:
+        assert given["al"] == [["add", "shout"], ["echo"]]
+    if (options, selections) == SELECTION_CASES[2]:
+        assert given["al"] == [["add", "whisper"], ["whisper"]]
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_llm_tool_selector_defaults_to_the_agents_model(use_async: bool) -> None:
+    replies = [
+        select("add", id="s1"),
+        reply("", ("add", {"a": 1, "b": 2}, "c1"), id="r1"),
+        select("add", "echo", id="s2"),
+        reply("3", id="r2"),
+    ]
+    lc, al = await run_both(
+        replies,
+        lambda m: [m.LLMToolSelectorMiddleware(max_tools=2)],
+        ask("add 1 and 2"),
+        use_async=use_async,
+        tools=SELECT_TOOLS,
+    )
+    assert al == lc
+    assert al[1][0][0]["type"] == "system"
+    assert al[1][0][0]["content"] == (
+        "Your goal is to select the most relevant tools for answering the user's query.\n"
+        "IMPORTANT: List the tool names in order of relevance, with the most relevant first. "
+        "If you exceed the maximum number of tools, only the first 2 will be used."
+    )
+
+
+def test_llm_tool_selector_option_errors_are_langchains() -> None:
+    errors = []
+    for m in (lc_mw, al_mw):
+        with pytest.raises(ValueError) as caught:
+            m.LLMToolSelectorMiddleware(max_retries=-1)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]

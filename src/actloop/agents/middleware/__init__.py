@@ -24,6 +24,7 @@ from actloop.agents.middleware.tool_call_limit import (
     ToolCallLimitMiddleware,
 )
 from actloop.agents.middleware.tool_retry import ToolRetryMiddleware
+from actloop.agents.middleware.tool_selection import LLMToolSelectorMiddleware
 from actloop.agents.middleware.types import (
     AgentMiddleware,
     AgentState,
@@ -50,6 +51,7 @@ __all__ = [
     "ContextEditingMiddleware",
     "HumanInTheLoopMiddleware",
     "InterruptOnConfig",
+    "LLMToolSelectorMiddleware",
     "ModelCallLimitExceededError",
     "ModelCallLimitMiddleware",
     "ModelCallResult",
