@@ -21,7 +21,6 @@ import warnings
 from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any, Literal, TypedDict, cast
-from xml.sax.saxutils import escape, quoteattr
 
 from actloop.agents._models import chat_model
 from actloop.agents.middleware._retry import default_retry_on
@@ -248,6 +247,20 @@ def find_safe_cutoff_point(messages: Sequence[BaseMessage], cutoff_index: int) -
 
 
 # -- the summary prompt's messages as XML (LangChain's `get_buffer_string(format="xml")`) -----
+
+
+def escape(text: str) -> str:
+    """`xml.sax.saxutils.escape` (imported on use: it loads `urllib.request`)."""
+    from xml.sax.saxutils import escape as sax_escape
+
+    return sax_escape(text)
+
+
+def quoteattr(text: str) -> str:
+    """`xml.sax.saxutils.quoteattr`, imported on use."""
+    from xml.sax.saxutils import quoteattr as sax_quoteattr
+
+    return sax_quoteattr(text)
 
 
 def _xml_type(m: BaseMessage) -> str:

@@ -7,10 +7,10 @@ error for parallel `write_todos` calls are LangChain 1.5's. The tool returns a `
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
-from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from actloop.agents.middleware.types import AgentMiddleware, ModelRequest, Runtime
@@ -24,7 +24,6 @@ __all__ = [
     "PlanningState",
     "Todo",
     "TodoListMiddleware",
-    "write_todos",
 ]
 
 PARALLEL_ERROR = (
@@ -47,10 +46,13 @@ class PlanningState(TypedDict, total=False):
     todos: list[Todo]
 
 
-class WriteTodosInput(BaseModel):
-    """The `write_todos` tool's arguments."""
+@functools.cache
+def write_todos_input() -> type[Any]:
+    """The `write_todos` tool's arguments schema, `WriteTodosInput` (a pydantic model, built on
+    first use: importing actloop does not load pydantic)."""
+    from pydantic import create_model
 
-    todos: list[Todo]
+    return create_model("WriteTodosInput", todos=(list[Todo], ...))
 
 
 WRITE_TODOS_TOOL_DESCRIPTION = """Use this tool to create and manage a structured task list for your current work session. This helps you track progress and organize complex tasks.
@@ -153,7 +155,9 @@ class WriteTodosTool(BaseTool):
     `Command` that sets the state's `todos` (LangChain's tool returns the same Command)."""
 
     name: str = "write_todos"
-    args_schema: Any = WriteTodosInput
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**{"args_schema": write_todos_input(), **kwargs})
 
     def _todos(self, tool_input: Any, tool_call_id: str | None) -> Command:
         _, kwargs = self._to_args_and_kwargs(tool_input, tool_call_id)
@@ -173,8 +177,14 @@ class WriteTodosTool(BaseTool):
         return todos_update(kwargs["todos"], None)
 
 
-write_todos = WriteTodosTool(description=WRITE_TODOS_TOOL_DESCRIPTION)
-"""The tool with LangChain's description (LangChain's module-level `write_todos`)."""
+def __getattr__(name: str) -> Any:
+    """`write_todos`: the tool with LangChain's description (LangChain's module-level tool),
+    built on first use."""
+    if name == "write_todos":
+        tool = WriteTodosTool(description=WRITE_TODOS_TOOL_DESCRIPTION)
+        globals()["write_todos"] = tool
+        return tool
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def with_prompt(system_message: SystemMessage | None, prompt: str) -> SystemMessage:

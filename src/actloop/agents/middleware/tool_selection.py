@@ -14,7 +14,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, TypeAdapter
 from typing_extensions import TypedDict
 
 from actloop.agents._models import chat_model
@@ -45,6 +44,8 @@ class _Selection:
 
 def _selection_tool(tools: list[Any]) -> dict[str, Any]:
     """The `ToolSelectionResponse` schema (LangChain's TypeAdapter) as an OpenAI tool."""
+    from pydantic import Field, TypeAdapter
+
     literals = [Annotated[Literal[t.name], Field(description=t.description)] for t in tools]
     selected: Any = Union[tuple(literals)]  # noqa: UP007
     description = "Tools to use. Place the most relevant tools first."
