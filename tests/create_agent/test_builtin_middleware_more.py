@@ -545,3 +545,41 @@ def test_llm_tool_selector_option_errors_are_langchains() -> None:
             m.LLMToolSelectorMiddleware(max_retries=-1)
         errors.append(str(caught.value))
     assert errors[0] == errors[1]
+
+
+async def test_summarization_retries_a_failed_summary_call() -> None:
+    """A summary call that fails once is tried again (LangChain's `with_retry`), and the run
+    ends as LangChain's."""
+    lc_sum, al_sum, _, al_sent = summary_models(*(f"summary {i}" for i in range(6)))
+    failures = {"lc": 0, "al": 0}
+
+    class LcFlaky(type(lc_sum)):  # type: ignore[misc]
+        def _generate(self, messages: Any, *args: Any, **kwargs: Any) -> Any:
+            if failures["lc"] == 0:
+                failures["lc"] += 1
+                raise ValueError("flaky")
+            return super()._generate(messages, *args, **kwargs)
+
+    lc_flaky = LcFlaky(messages=lc_sum.messages)
+    al_inner = al_sum.fn
+
+    def al_flaky(messages: Any) -> Any:
+        if failures["al"] == 0:
+            failures["al"] += 1
+            raise ValueError("flaky")
+        return al_inner(messages)
+
+    models = {"lc": lc_flaky, "al": FunctionChatModel(al_flaky)}
+    lc, al = await run_both(
+        calls_then_answer(3),
+        lambda m: [
+            m.SummarizationMiddleware(
+                models["lc" if m is lc_mw else "al"], trigger=("messages", 6), keep=("messages", 2)
+            )
+        ],
+        ask("go"),
+        use_async=False,
+    )
+    assert al == lc
+    assert failures == {"lc": 1, "al": 1}
+    assert lc_flaky.sent == al_sent != []

@@ -13,6 +13,7 @@ differ only in the summary call.
 from __future__ import annotations
 
 import inspect
+import itertools
 import json
 import random
 import time
@@ -454,8 +455,12 @@ def trim_last(
 # -- the middleware ---------------------------------------------------------------------------
 
 
-def _retry_wait(attempt: int) -> float:
-    """LangChain's `with_retry` wait (exponential with jitter: 1 s, 2 s, ... plus up to 1 s)."""
+def _retry_delay(exc: Exception, attempt: int) -> float:
+    """The wait before the summary call is tried again after `exc` (LangChain's `with_retry`:
+    3 attempts, retryable errors only, exponential with jitter); raises `exc` when it is not
+    tried again. The sync and async summary calls both ask this."""
+    if attempt + 1 >= _SUMMARY_ATTEMPTS or not default_retry_on(exc):
+        raise exc
     return min(60.0, 2.0**attempt) + random.uniform(0, 1)
 
 
@@ -691,13 +696,11 @@ class SummarizationMiddleware(AgentMiddleware):
         if self.summarizer is not None:
             call = getattr(self.summarizer, "invoke", self.summarizer)
             return _check_summary(call(prompt))
-        for attempt in range(_SUMMARY_ATTEMPTS):
+        for attempt in itertools.count():
             try:
                 return self._summary_model.invoke(prompt).text.strip()
             except Exception as exc:
-                if attempt + 1 == _SUMMARY_ATTEMPTS or not default_retry_on(exc):
-                    raise
-                time.sleep(_retry_wait(attempt))
+                time.sleep(_retry_delay(exc, attempt))
         raise AssertionError("unreachable")
 
     async def _acreate_summary(self, messages: list[BaseMessage]) -> str:
@@ -710,13 +713,11 @@ class SummarizationMiddleware(AgentMiddleware):
             return "Previous conversation was too long to summarize."
         if self.summarizer is not None:
             return _check_summary(await _acall(self.summarizer, prompt))
-        for attempt in range(_SUMMARY_ATTEMPTS):
+        for attempt in itertools.count():
             try:
                 return (await self._summary_model.ainvoke(prompt)).text.strip()
             except Exception as exc:
-                if attempt + 1 == _SUMMARY_ATTEMPTS or not default_retry_on(exc):
-                    raise
-                await asyncio.sleep(_retry_wait(attempt))
+                await asyncio.sleep(_retry_delay(exc, attempt))
         raise AssertionError("unreachable")
 
 
