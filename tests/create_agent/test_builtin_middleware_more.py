@@ -583,3 +583,30 @@ async def test_summarization_retries_a_failed_summary_call() -> None:
     assert al == lc
     assert failures == {"lc": 1, "al": 1}
     assert lc_flaky.sent == al_sent != []
+
+
+def test_todo_list_on_a_durable_thread(tmp_path: Any) -> None:
+    """`write_todos`'s Command is journaled by a durable run; the thread keeps `todos` as
+    LangGraph's checkpointer does."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from actloop.checkpoint import SqliteCheckpointer
+
+    lc_model, al_model, _, _ = recording_pair(TODO_REPLIES)
+    lc = lc_create_agent(
+        lc_model,
+        lc_tools_of(TOOLS),
+        middleware=[lc_mw.TodoListMiddleware()],
+        checkpointer=InMemorySaver(),
+    )
+    al = create_agent(
+        al_model,
+        al_tools_of(TOOLS),
+        middleware=[al_mw.TodoListMiddleware()],
+        checkpointer=SqliteCheckpointer(tmp_path / "runs.db"),
+    )
+    config: Any = {"configurable": {"thread_id": "t"}}
+    lc_out = lc.invoke({"messages": [("user", "sum")]}, config)
+    al_out = al.invoke({"messages": [("user", "sum")]}, config)
+    assert state_fields(al_out) == state_fields(lc_out)
+    assert al.get_state(config).values["todos"] == lc.get_state(config).values["todos"]

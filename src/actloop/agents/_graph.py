@@ -110,6 +110,28 @@ def apply_update(state: dict[str, Any], update: Any) -> None:
             state[key] = value
 
 
+COMMAND_KEY = "__actloop_command__"
+
+
+def journaled(result: Any) -> Any:
+    """A tool call's result as the loop keeps it: a `Command` (a tool's or a middleware's)
+    becomes plain data a durable run's journal can save; `command_of` turns it back."""
+    if not isinstance(result, Command):
+        return result
+    goto = result.goto if isinstance(result.goto, str) else list(result.goto)
+    return {COMMAND_KEY: {"update": result.update, "goto": goto, "graph": result.graph}}
+
+
+def command_of(observation: Any) -> Any:
+    """Inverse of `journaled`."""
+    found: Any = observation
+    if isinstance(found, dict) and COMMAND_KEY in found:
+        saved = cast("dict[str, Any]", found)[COMMAND_KEY]
+        goto = saved["goto"] if isinstance(saved["goto"], str) else tuple(saved["goto"])
+        return Command(graph=saved["graph"], update=saved["update"], goto=goto)
+    return observation
+
+
 def _reason(observation: Any) -> str | None:
     """The reviewer's message a rejection carries (see `decisions_to_resume`)."""
     import json
@@ -277,7 +299,7 @@ class GraphRun(BaseMultiActionAgent):
         for turn in _turns(new):
             if replayed:
                 self._restore(turn[0][0].message_log)
-            calls = [s for s in turn if not is_pause(s[0])]
+            calls = [(a, command_of(o)) for a, o in turn if not is_pause(a)]
             # LangChain answers rejected calls in after_model, before the tools node runs the rest
             rejected = [s for s in calls if self._rejected(*s)]
             for action, observation in [*rejected, *(s for s in calls if s not in rejected)]:
@@ -722,7 +744,7 @@ class ToolNode:
         for m in reversed(self.owner.spec.tool_wrappers):
             handler = _wrap_sync(m, "wrap_tool_call", handler)
         call, edited = _unedited(tool_input)
-        return self._edited(handler(self._request(call)), edited)
+        return journaled(self._edited(handler(self._request(call)), edited))
 
     def _edited(self, result: Any, edited: dict[str, Any] | None) -> Any:
         if edited is None:
@@ -745,7 +767,7 @@ class ToolNode:
         for m in reversed(self.owner.spec.tool_wrappers):
             handler = _wrap_async(m, "wrap_tool_call", handler)
         call, edited = _unedited(tool_input)
-        return self._edited(await handler(self._request(call)), edited)
+        return journaled(self._edited(await handler(self._request(call)), edited))
 
 
 def _unedited(tool_input: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
