@@ -35,9 +35,14 @@ from actloop.agents.middleware.types import (
     can_jump_to,
     overrides,
 )
-from actloop.agents.types import RECURSION_MESSAGE, Command, GraphRecursionError
+from actloop.agents.types import (
+    RECURSION_MESSAGE,
+    REMOVE_ALL_MESSAGES,
+    Command,
+    GraphRecursionError,
+)
 from actloop.executor import BaseMultiActionAgent
-from actloop.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+from actloop.messages import AIMessage, BaseMessage, RemoveMessage, SystemMessage, ToolMessage
 from actloop.steps import AgentFinish, ToolAgentAction
 from actloop.tools._validate import InvalidArguments
 
@@ -57,21 +62,39 @@ Effect = tuple[str, Any, Any]
 
 def add_messages(left: list[BaseMessage], right: Sequence[Any]) -> list[BaseMessage]:
     """LangGraph's messages reducer: new ids for messages without one; a message with a known
-    id replaces that message, others are appended."""
+    id replaces that message, others are appended; a `RemoveMessage` removes its id (or, with
+    `REMOVE_ALL_MESSAGES`, everything before it)."""
     from actloop.chat_models import convert_to_messages
 
-    merged = list(left)
-    where = {m.id: i for i, m in enumerate(merged)}
-    for message in convert_to_messages(list(right)):
+    incoming = convert_to_messages(list(right))
+    for message in incoming:
         if message.id is None:
             message.id = str(uuid.uuid4())
+    cleared = [i for i, m in enumerate(incoming) if _removes_all(m)]
+    if cleared:
+        return incoming[cleared[-1] + 1 :]
+    merged = list(left)
+    where = {m.id: i for i, m in enumerate(merged)}
+    removed: set[str | None] = set()
+    for message in incoming:
         index = where.get(message.id)
         if index is None:
+            if isinstance(message, RemoveMessage):
+                raise ValueError(
+                    f"Attempting to delete a message with an ID that doesn't exist ('{message.id}')"
+                )
             where[message.id] = len(merged)
             merged.append(message)
+        elif isinstance(message, RemoveMessage):
+            removed.add(message.id)
         else:
+            removed.discard(message.id)
             merged[index] = message
-    return merged
+    return [m for m in merged if m.id not in removed] if removed else merged
+
+
+def _removes_all(message: BaseMessage) -> bool:
+    return isinstance(message, RemoveMessage) and message.id == REMOVE_ALL_MESSAGES
 
 
 def apply_update(state: dict[str, Any], update: Any) -> None:
@@ -85,6 +108,28 @@ def apply_update(state: dict[str, Any], update: Any) -> None:
             state["messages"] = add_messages(state.get("messages", []), _listed(value))
         else:
             state[key] = value
+
+
+COMMAND_KEY = "__actloop_command__"
+
+
+def journaled(result: Any) -> Any:
+    """A tool call's result as the loop keeps it: a `Command` (a tool's or a middleware's)
+    becomes plain data a durable run's journal can save; `command_of` turns it back."""
+    if not isinstance(result, Command):
+        return result
+    goto = result.goto if isinstance(result.goto, str) else list(result.goto)
+    return {COMMAND_KEY: {"update": result.update, "goto": goto, "graph": result.graph}}
+
+
+def command_of(observation: Any) -> Any:
+    """Inverse of `journaled`."""
+    found: Any = observation
+    if isinstance(found, dict) and COMMAND_KEY in found:
+        saved = cast("dict[str, Any]", found)[COMMAND_KEY]
+        goto = saved["goto"] if isinstance(saved["goto"], str) else tuple(saved["goto"])
+        return Command(graph=saved["graph"], update=saved["update"], goto=goto)
+    return observation
 
 
 def _reason(observation: Any) -> str | None:
@@ -254,7 +299,7 @@ class GraphRun(BaseMultiActionAgent):
         for turn in _turns(new):
             if replayed:
                 self._restore(turn[0][0].message_log)
-            calls = [s for s in turn if not is_pause(s[0])]
+            calls = [(a, command_of(o)) for a, o in turn if not is_pause(a)]
             # LangChain answers rejected calls in after_model, before the tools node runs the rest
             rejected = [s for s in calls if self._rejected(*s)]
             for action, observation in [*rejected, *(s for s in calls if s not in rejected)]:
@@ -699,7 +744,7 @@ class ToolNode:
         for m in reversed(self.owner.spec.tool_wrappers):
             handler = _wrap_sync(m, "wrap_tool_call", handler)
         call, edited = _unedited(tool_input)
-        return self._edited(handler(self._request(call)), edited)
+        return journaled(self._edited(handler(self._request(call)), edited))
 
     def _edited(self, result: Any, edited: dict[str, Any] | None) -> Any:
         if edited is None:
@@ -722,7 +767,7 @@ class ToolNode:
         for m in reversed(self.owner.spec.tool_wrappers):
             handler = _wrap_async(m, "wrap_tool_call", handler)
         call, edited = _unedited(tool_input)
-        return self._edited(await handler(self._request(call)), edited)
+        return journaled(self._edited(await handler(self._request(call)), edited))
 
 
 def _unedited(tool_input: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:

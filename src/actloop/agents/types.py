@@ -6,7 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Command", "GraphInterrupt", "GraphRecursionError", "Interrupt", "interrupt"]
+__all__ = [
+    "REMOVE_ALL_MESSAGES",
+    "Command",
+    "GraphInterrupt",
+    "GraphRecursionError",
+    "Interrupt",
+    "interrupt",
+]
 
 RECURSION_MESSAGE = (
     "Recursion limit of {limit} reached without hitting a stop condition. You can increase the "
@@ -14,6 +21,10 @@ RECURSION_MESSAGE = (
     "For troubleshooting, visit: "
     "https://docs.langchain.com/oss/python/langgraph/errors/GRAPH_RECURSION_LIMIT"
 )
+
+
+REMOVE_ALL_MESSAGES = "__remove_all__"
+"""A `RemoveMessage` with this id clears the messages before it (LangGraph's constant)."""
 
 
 class GraphRecursionError(RecursionError):

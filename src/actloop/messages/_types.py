@@ -103,6 +103,17 @@ class SystemMessage(BaseMessage):
     type: ClassVar[str] = "system"
 
 
+class RemoveMessage(BaseMessage):
+    """An instruction to LangGraph's messages reducer: remove the message with this `id` (or,
+    with `REMOVE_ALL_MESSAGES`, every message before it)."""
+
+    __slots__ = ()
+    type: ClassVar[str] = "remove"
+
+    def __init__(self, id: str, **kwargs: Any) -> None:
+        super().__init__("", id=id, **kwargs)
+
+
 class FunctionMessage(BaseMessage):
     """The result of a legacy OpenAI function call; `name` is the function's name."""
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from actloop.agents.middleware.context_editing import (
+    ClearToolUsesEdit,
+    ContextEditingMiddleware,
+)
 from actloop.agents.middleware.human_in_the_loop import (
     HumanInTheLoopMiddleware,
     InterruptOnConfig,
@@ -12,11 +16,15 @@ from actloop.agents.middleware.model_call_limit import (
 )
 from actloop.agents.middleware.model_fallback import ModelFallbackMiddleware
 from actloop.agents.middleware.model_retry import ModelRetryMiddleware
+from actloop.agents.middleware.pii import PIIDetectionError, PIIMatch, PIIMiddleware
+from actloop.agents.middleware.summarization import SummarizationMiddleware
+from actloop.agents.middleware.todo import TodoListMiddleware
 from actloop.agents.middleware.tool_call_limit import (
     ToolCallLimitExceededError,
     ToolCallLimitMiddleware,
 )
 from actloop.agents.middleware.tool_retry import ToolRetryMiddleware
+from actloop.agents.middleware.tool_selection import LLMToolSelectorMiddleware
 from actloop.agents.middleware.types import (
     AgentMiddleware,
     AgentState,
@@ -39,8 +47,11 @@ from actloop.agents.middleware.types import (
 __all__ = [
     "AgentMiddleware",
     "AgentState",
+    "ClearToolUsesEdit",
+    "ContextEditingMiddleware",
     "HumanInTheLoopMiddleware",
     "InterruptOnConfig",
+    "LLMToolSelectorMiddleware",
     "ModelCallLimitExceededError",
     "ModelCallLimitMiddleware",
     "ModelCallResult",
@@ -48,7 +59,12 @@ __all__ = [
     "ModelRequest",
     "ModelResponse",
     "ModelRetryMiddleware",
+    "PIIDetectionError",
+    "PIIMatch",
+    "PIIMiddleware",
     "Runtime",
+    "SummarizationMiddleware",
+    "TodoListMiddleware",
     "ToolCallLimitExceededError",
     "ToolCallLimitMiddleware",
     "ToolCallRequest",

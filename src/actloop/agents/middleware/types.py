@@ -72,19 +72,44 @@ class ToolRuntime:
     store: Any = None
 
 
-@dataclass
+@dataclass(init=False)
 class ModelRequest:
     """One model call as middleware sees it; `override(...)` gives a changed copy."""
 
     model: Any
     messages: list[BaseMessage]
-    system_message: SystemMessage | None = None
-    tool_choice: Any = None
-    tools: list[Any] = field(default_factory=lambda: [])
-    response_format: Any = None
-    state: dict[str, Any] = field(default_factory=lambda: {"messages": []})
-    runtime: Runtime | None = None
-    model_settings: dict[str, Any] = field(default_factory=lambda: {})
+    system_message: SystemMessage | None
+    tool_choice: Any
+    tools: list[Any]
+    response_format: Any
+    state: dict[str, Any]
+    runtime: Runtime | None
+    model_settings: dict[str, Any]
+
+    def __init__(
+        self,
+        model: Any,
+        messages: list[BaseMessage],
+        system_message: SystemMessage | None = None,
+        tool_choice: Any = None,
+        tools: list[Any] | None = None,
+        response_format: Any = None,
+        state: dict[str, Any] | None = None,
+        runtime: Runtime | None = None,
+        model_settings: dict[str, Any] | None = None,
+        *,
+        system_prompt: str | None = None,
+    ) -> None:
+        """LangChain's constructor: `system_prompt=` (a string) is the system message's text."""
+        if system_prompt is not None:
+            if system_message is not None:
+                raise ValueError("Cannot specify both system_prompt and system_message")
+            system_message = SystemMessage(system_prompt)
+        self.model, self.messages, self.system_message = model, messages, system_message
+        self.tool_choice, self.tools = tool_choice, [] if tools is None else tools
+        self.response_format, self.runtime = response_format, runtime
+        self.state = {"messages": []} if state is None else state
+        self.model_settings = {} if model_settings is None else model_settings
 
     @property
     def system_prompt(self) -> str | None:
