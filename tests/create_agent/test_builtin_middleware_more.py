@@ -430,9 +430,13 @@ def test_pii_detectors_match_langchains_on_random_text() -> None:
     rng = random.Random(7)
     alphabet = "ab.@-_|%+ 1é/:wcom4"
     texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(20000)]
-    for name in ["detect_email", "detect_url", "detect_ip", "detect_mac_address"]:
+    digits = "0123456789 -4"  # card numbers: 13-19 digits, spaces or dashes between groups
+    cards = ["".join(rng.choice(digits) for _ in range(rng.randint(0, 40))) for _ in range(20000)]
+    cases = [(n, texts) for n in ["detect_email", "detect_url", "detect_ip", "detect_mac_address"]]
+    for name, strings in [*cases, ("detect_credit_card", cards + texts)]:
         al_detect, lc_detect = getattr(al_redaction, name), getattr(lc_redaction, name)
-        assert [al_detect(t) for t in texts] == [lc_detect(t) for t in texts], name
+        assert [al_detect(t) for t in strings] == [lc_detect(t) for t in strings], name
+    assert any(al_redaction.detect_credit_card(t) for t in cards)  # the card texts hold some
 
 
 def test_pii_unknown_type_is_langchains_error() -> None:
