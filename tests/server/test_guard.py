@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,11 +22,12 @@ from starlette.websockets import WebSocket
 
 from actloop import AgentExecutor
 from actloop.checkpoint import SqliteCheckpointer
+from actloop.exceptions import ConfigurationError
 from actloop.prompts import ChatPromptTemplate
 from actloop.server import create_app
 from actloop.testing import FunctionChatModel
 from actloop.tool_calling import create_tool_calling_agent
-from support.serve import Serve, free_port
+from support.serve import Serve, free_port, serve_env
 
 from .agents import add, make_executor
 from .test_threads import events, start
@@ -322,8 +325,7 @@ def _wait_finished(client: httpx.Client, thread: str) -> None:
 
 
 def test_event_logs_keep_at_most_keep_threads(serve: Serve, tmp_path: Path) -> None:
-    app = durable_app(tmp_path)
-    app.state.hub.keep = 2
+    app = durable_app(tmp_path, max_threads=2)
     url = serve(app)
     with httpx.Client(base_url=url, timeout=30) as client:
         start(client, "slow 300", "live")  # the oldest, still going for the whole test
@@ -344,6 +346,21 @@ def test_event_logs_keep_at_most_keep_threads(serve: Serve, tmp_path: Path) -> N
         )
         assert list(app.state.hub.threads) == ["live", "live2"]
         assert client.get("/threads/x").status_code == 404  # refused before it started
+
+
+def test_max_threads_must_be_at_least_one(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        durable_app(tmp_path, max_threads=0)
+    assert str(caught.value) == "max_threads must be at least 1, got 0"
+
+
+@pytest.mark.parametrize("given", ["0", "-3", "2.5", "١٢", "1" * 10])
+def test_the_max_threads_option_takes_a_whole_number_of_at_least_one(given: str) -> None:
+    cmd = [sys.executable, "-m", "actloop", "serve", "--max-threads", given]
+    done = subprocess.run(cmd, env=serve_env(), capture_output=True, timeout=60)
+    assert done.returncode == 2
+    expected = f"argument --max-threads: {given!r} is not a whole number of at least 1"
+    assert expected in done.stderr.decode()
 
 
 def test_a_websocket_route_added_later_is_guarded_too(serve: Serve) -> None:

@@ -39,6 +39,12 @@ def add_serve_parser(sub: Any, shared: argparse.ArgumentParser) -> argparse.Argu
     )
     serve.add_argument("--max-body", type=int, default=1 << 20, help="request size limit")
     serve.add_argument(
+        "--max-threads",
+        type=_positive_int,
+        default=200,
+        help="threads with a run going on at once (one more gets 503; default 200)",
+    )
+    serve.add_argument(
         "--lease-ttl",
         type=_seconds,
         metavar="SECONDS",
@@ -68,6 +74,13 @@ def _seconds(text: str) -> float:
     if not 0 <= value < float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds")
     return value
+
+
+def _positive_int(text: str) -> int:
+    """A command-line whole number of at least 1 (ASCII digits only)."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 9 and int(text) >= 1):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return int(text)
 
 
 def _is_loopback(host: str) -> bool:
@@ -136,6 +149,7 @@ def serve_command(args: argparse.Namespace) -> int:
         allowed_hosts=[args.host, *args.allowed_host],
         max_body=args.max_body,
         takeover_every=_takeover_every(args),
+        max_threads=args.max_threads,
     )
     print(f"actloop: serving on http://{args.host}:{args.port}/", file=sys.stderr, flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", server_header=False)

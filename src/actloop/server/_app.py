@@ -157,13 +157,17 @@ def create_app(
     max_body: int = MAX_BODY,
     max_batch: int = 100,
     takeover_every: float | None = None,
+    max_threads: int = 200,
 ) -> Starlette:
     """The app serving `executor`: `/agent/*` (LangServe), the Agent Protocol (`/threads*`,
     `/runs*`, `/assistants*`; an in-memory store when it has no checkpointer), `/` (the page),
     `/health`, `/openapi.json`; `allowed_hosts` are the names besides loopback ones its clients
     may reach it by (`*`: any; see `_guard`); `takeover_every` seconds: how often to look for
-    runs of dead processes to go on with."""
-    hub = RunHub()
+    runs of dead processes to go on with; `max_threads`: how many threads may have a run going
+    on at once in this process (their event logs are kept in memory; one more gets 503)."""
+    if max_threads < 1:
+        raise ConfigurationError(f"max_threads must be at least 1, got {max_threads}")
+    hub = RunHub(keep=max_threads)
     mcp = McpEndpoint(max_body=max_body)
 
     @contextlib.asynccontextmanager
