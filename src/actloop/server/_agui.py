@@ -33,7 +33,7 @@ from actloop.executor import PAUSED_KEY
 from actloop.server._http import HttpError, read_json
 from actloop.server._langserve import check_thread_id
 from actloop.server._service import Started, ThreadService, decode_event, error_type
-from actloop.server._wire import json_text
+from actloop.server._wire import as_text, json_text
 
 __all__ = ["PROTOCOL_VERSION", "agui_routes"]
 
@@ -53,11 +53,6 @@ APPROVAL_SCHEMA: dict[str, Any] = {
 """What an interrupt for a call waiting for approval expects as its resume payload."""
 
 Json = dict[str, Any]
-
-
-def _text(value: Any) -> str:
-    """A value as message text: a string as it is, anything else as compact JSON."""
-    return value if isinstance(value, str) else json_text(value)
 
 
 def _new_id(kind: str) -> str:
@@ -173,7 +168,7 @@ class Translator:
                     "type": "TOOL_CALL_RESULT",
                     "messageId": _new_id("tool"),
                     "toolCallId": call_id,
-                    "content": _text(step.get("observation")),
+                    "content": as_text(step.get("observation")),
                     "role": "tool",
                 }
             )
@@ -199,7 +194,7 @@ class Translator:
     def _output(self, output: Any) -> list[Json]:
         """The final answer: the message that streamed it, or one message with all of it."""
         self.result = output
-        text = "" if output is None else _text(output)
+        text = "" if output is None else as_text(output)
         if self.message is not None and self.streamed == text:
             return self.close()
         events = self.close()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from actloop.server._service import error_type
-from actloop.server._wire import encode, json_text
+from actloop.server._wire import as_text, encode, json_text
 
 if TYPE_CHECKING:
     from actloop.checkpoint import ThreadHistory
@@ -174,16 +174,11 @@ def json_arguments(value: Any) -> str:
     return json_text(value)
 
 
-def _text(value: Any) -> str:
-    """A value as text: a string as it is, anything else as JSON."""
-    return value if isinstance(value, str) else json_text(value)
-
-
 def answer_text(outputs: Any) -> str:
     """The answer text of the run's (encoded) outputs: `output`, or all of them as JSON."""
     if isinstance(outputs, dict) and "output" in outputs:
-        return _text(cast("dict[str, Any]", outputs)["output"])
-    return _text(outputs)
+        return as_text(cast("dict[str, Any]", outputs)["output"])
+    return as_text(outputs)
 
 
 def call_item(meta: Meta, call_id: str, name: str, args: Any, done: bool = True) -> dict[str, Any]:
@@ -204,7 +199,7 @@ def result_item(meta: Meta, call_id: str, observation: Any) -> dict[str, Any]:
         "type": "function_call_output",
         "id": f"fco_{meta.core}_{call_id}",
         "call_id": call_id,
-        "output": _text(observation),
+        "output": as_text(observation),
         "status": "completed",
     }
 

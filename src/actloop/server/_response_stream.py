@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from starlette.responses import StreamingResponse
 
+from actloop.checkpoint._entries import call_id as journal_call_id
 from actloop.server._http import HttpError, log, sse
 from actloop.server._response_objects import (
     TERMINAL,
@@ -123,7 +124,7 @@ class ItemStream:
         if not self.planning:  # the first action of a step
             self.act, self.planning, self.waiting = self.act + 1, True, []
         for action in actions:
-            call_id = f"{self.act}-{len(self.waiting)}"
+            call_id = journal_call_id(self.act, len(self.waiting))
             self.waiting.append((call_id, action))
             events += self._call(call_id, action)
         return events

@@ -15,7 +15,7 @@ from typing import Any, cast
 from actloop.messages._record import Record
 from actloop.steps import AgentStep
 
-__all__ = ["dumps", "encode", "json_text"]
+__all__ = ["as_text", "dumps", "encode", "json_text"]
 
 _MAX_DEPTH = 64
 
@@ -52,6 +52,12 @@ def _record(record: Record, depth: int) -> dict[str, Any]:
 def dumps(value: Any) -> str:
     """`encode(value)` as compact JSON text (see `json_text`)."""
     return json_text(encode(value))
+
+
+def as_text(value: Any) -> str:
+    """A value as message text: a string as it is, anything else as `dumps` JSON (what a
+    protocol shows of an observation or an answer that is not text)."""
+    return value if isinstance(value, str) else dumps(value)
 
 
 def json_text(data: Any) -> str:

@@ -17,10 +17,11 @@ import datetime
 from typing import Any, cast
 
 from actloop.checkpoint import ThreadHistory
+from actloop.checkpoint._entries import call_id as journal_call_id
 from actloop.server._service import error_type, public_id
-from actloop.server._wire import encode, json_text
+from actloop.server._wire import as_text, encode
 
-__all__ = ["Transcript", "interrupt", "iso", "text"]
+__all__ = ["Transcript", "interrupt", "iso"]
 
 DECISIONS = ["approve", "edit", "reject"]
 
@@ -28,11 +29,6 @@ DECISIONS = ["approve", "edit", "reject"]
 def iso(stamp: float) -> str:
     """A store time (seconds since the epoch) as ISO 8601 in UTC."""
     return datetime.datetime.fromtimestamp(stamp, datetime.timezone.utc).isoformat()
-
-
-def text(value: Any) -> str:
-    """A value as message content: a string as it is, anything else as JSON text."""
-    return value if isinstance(value, str) else json_text(encode(value))
 
 
 def interrupt(turn_id: str, pending: list[dict[str, Any]]) -> dict[str, Any]:
@@ -87,7 +83,7 @@ class Transcript:
 
     def call_id(self, step: int, index: int) -> str:
         """A tool call's id in the messages: the journal's id, marked with the turn after 1."""
-        own = f"{step}-{index}"
+        own = journal_call_id(step, index)
         return own if self.turn == 1 else f"{self.turn}:{own}"
 
     # a turn as saved
@@ -98,7 +94,7 @@ class Transcript:
         self.inputs = cast(dict[str, Any], encode(inputs)) if isinstance(inputs, dict) else {}
         self.output, self.pending, self.error, self.step = None, [], None, 0
         question = self.inputs.get("input", self.inputs)
-        human = {"type": "human", "content": text(question), "id": self.message_id("human", 0)}
+        human = {"type": "human", "content": as_text(question), "id": self.message_id("human", 0)}
         self.messages.append(human)
         return human
 
@@ -146,7 +142,7 @@ class Transcript:
         call = self.call_id(int(step), int(index or 0))
         return {
             "type": "tool",
-            "content": text(observation),
+            "content": as_text(observation),
             "tool_call_id": call,
             "name": tool,
             "id": self.message_id("tool", own_id),
@@ -160,7 +156,7 @@ class Transcript:
         answer = self.output.get("output", self.output)
         message: dict[str, Any] = {
             "type": "ai",
-            "content": text(answer),
+            "content": as_text(answer),
             "id": self.message_id("ai", self.step),
             "tool_calls": [],
         }
@@ -181,7 +177,7 @@ class Transcript:
             steps = cast(list[dict[str, Any]], chunk["steps"])
             added = [
                 self.tool_message(
-                    f"{self.step}-{i}", s["action"].get("tool", ""), s.get("observation")
+                    journal_call_id(self.step, i), s["action"].get("tool", ""), s.get("observation")
                 )
                 for i, s in enumerate(steps)
             ]
