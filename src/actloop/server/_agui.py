@@ -32,7 +32,7 @@ from starlette.routing import Route
 from actloop.executor import PAUSED_KEY
 from actloop.server._http import HttpError, read_json
 from actloop.server._langserve import check_thread_id
-from actloop.server._service import Started, ThreadService, decode_event, error_type
+from actloop.server._service import Started, ThreadService, decode_event
 from actloop.server._wire import as_text, json_text
 
 __all__ = ["PROTOCOL_VERSION", "agui_routes"]
@@ -357,10 +357,9 @@ def _failed(kind: str) -> Json:
 async def _error_type(service: ThreadService, started: Started) -> str:
     """The type of the error the run's record holds ("Error" when it cannot be read)."""
     try:
-        found = await service.history(started.thread_id, started.turn)
+        return await service.failure(started)
     except HttpError:
         return "Error"
-    return error_type(found.record.error) or "Error"
 
 
 def agui_routes() -> list[Route]:

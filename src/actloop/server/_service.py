@@ -384,6 +384,12 @@ class ThreadService:
             await self._note_end(thread_id, ended[0])
         return True
 
+    async def failure(self, started: Started) -> str:
+        """The type of the error `started`'s failed run saved, as clients see it (`error_type`;
+        `Error` when the record holds none)."""
+        found = await self.history(started.thread_id, started.turn)
+        return error_type(found.record.error) or "Error"
+
     async def wait(self, started: Started) -> ThreadHistory:
         """Wait until `started`'s run is over; its saved history."""
         async for _ in started.log.follow(started.first_event):

@@ -17,10 +17,10 @@ from starlette.routing import Route
 from actloop.server._http import HttpError, JsonResponse, event_stream, parse_int, read_json
 from actloop.server._hub import Event
 from actloop.server._langserve import check_thread_id
-from actloop.server._service import Started, error_type
+from actloop.server._service import Started
 from actloop.server._wire import json_text
 from actloop.server.agent_protocol._decide import decisions, run_input
-from actloop.server.agent_protocol._runs import MODES, Run, parts
+from actloop.server.agent_protocol._runs import MODES, Run, failed, parts
 from actloop.server.agent_protocol._views import GRAPH, assistant, book, load, service
 
 __all__ = ["assistant_routes", "run_routes"]
@@ -188,11 +188,7 @@ async def _outcome(request: Request, run: Run) -> dict[str, Any]:
     await _ended(run.started)
     status = run.status
     if status == "error":
-        found = await service(request).history(run.thread_id, run.started.turn)
-        kind = error_type(found.record.error) or "Error"
-        return {
-            "__error__": {"error": kind, "message": f"the run failed ({kind}); see the server log"}
-        }
+        return {"__error__": await failed(service(request), run)}
     loaded = await load(request, run.thread_id)
     values = loaded.transcript.values()
     if loaded.transcript.pending:

@@ -26,10 +26,10 @@ from typing import Any, cast
 
 from actloop.executor import PAUSED_KEY
 from actloop.server._hub import Event
-from actloop.server._service import Started, ThreadService, decode_event, error_type
+from actloop.server._service import Started, ThreadService, decode_event
 from actloop.server.agent_protocol._state import Transcript, iso
 
-__all__ = ["KEEP", "MODES", "Run", "RunBook", "parts"]
+__all__ = ["KEEP", "MODES", "Run", "RunBook", "failed", "parts"]
 
 KEEP = 1000
 """How many runs this process remembers."""
@@ -263,6 +263,11 @@ async def _terminal(service: ThreadService, run: Run, name: str) -> tuple[str, A
         return "end", {"run_id": run.run_id, "status": run.status}
     if name == "cancelled":
         return "error", {"error": "UserInterrupt", "message": "the run was cancelled"}
-    found = await service.history(run.thread_id, run.started.turn)
-    kind = error_type(found.record.error) or "Error"
-    return "error", {"error": kind, "message": f"the run failed ({kind}); see the server log"}
+    return "error", await failed(service, run)
+
+
+async def failed(service: ThreadService, run: Run) -> dict[str, str]:
+    """A failed run's error as the protocol shows it: its type only (the message may hold a key
+    or an address; it stays in the store and the server log)."""
+    kind = await service.failure(run.started)
+    return {"error": kind, "message": f"the run failed ({kind}); see the server log"}
