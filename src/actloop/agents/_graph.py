@@ -17,11 +17,13 @@ error text.
 
 from __future__ import annotations
 
+import copy
 import uuid
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from actloop.agents._events import NodeRun, agent_metadata, node_metadata
 from actloop.agents._interrupts import PAUSE_TOOL, is_pause
 from actloop.agents._structured import StructuredOutput, saved
 from actloop.agents.middleware.types import (
@@ -217,6 +219,14 @@ class GraphRun(BaseMultiActionAgent):
         """Where a resumed pause goes on: the first pause check there is not made again."""
         self.mark = 0
         """How many messages the state had when this plan began (a pause saves the rest)."""
+        self.callbacks: Any = None
+        """The loop's callbacks for this plan: node runs open on them (`_events.NodeRun`)."""
+        self.node: NodeRun | None = None
+        """The node run open now (None when no handler listens)."""
+        self.pushed: dict[str, int] = {}
+        self.streamed: set[str | None] = set()
+        """Ids of the messages models streamed (stream_mode "messages" shows each once)."""
+        """Each pending tool call's index among the step's calls (LangGraph's `Send` index)."""
 
     @property
     def input_keys(self) -> list[str]:
@@ -235,6 +245,7 @@ class GraphRun(BaseMultiActionAgent):
         self, intermediate_steps: list[tuple[Any, Any]], callbacks: Any = None, **kwargs: Any
     ) -> Any:
         """Carry out one visit of the model side, sync."""
+        self.callbacks = callbacks
         route = self._route(intermediate_steps, kwargs)
         result: Any = None
         try:
@@ -243,14 +254,18 @@ class GraphRun(BaseMultiActionAgent):
                 if kind == "node":
                     result = getattr(target, hook)(self.state, self.runtime)
                 else:
-                    result = self._call_model(target, callbacks)
+                    result = self._call_model(target, self._inner(callbacks))
         except StopIteration as done:
             return done.value
+        except BaseException as exc:
+            self._failed(exc)
+            raise
 
     async def aplan(
         self, intermediate_steps: list[tuple[Any, Any]], callbacks: Any = None, **kwargs: Any
     ) -> Any:
         """Carry out one visit of the model side, async."""
+        self.callbacks = callbacks
         route = self._route(intermediate_steps, kwargs)
         result: Any = None
         try:
@@ -259,9 +274,31 @@ class GraphRun(BaseMultiActionAgent):
                 if kind == "node":
                     result = await self._anode(target, hook)
                 else:
-                    result = await self._acall_model(target, callbacks)
+                    result = await self._acall_model(target, self._inner(callbacks))
         except StopIteration as done:
             return done.value
+        except BaseException as exc:
+            self._failed(exc)
+            raise
+
+    def _inner(self, callbacks: Any) -> Any:
+        """The callbacks of a call inside the open node (the loop's when none is open)."""
+        return callbacks if self.node is None else self.node.child
+
+    def _open(self, node: str, input: Any) -> None:
+        """Open the node run of `node` (the step just counted) when a handler listens."""
+        self.node = NodeRun.open(self.callbacks, node, self.nodes, input)
+
+    def _close(self, output: Any) -> None:
+        """End the open node run with the node's output."""
+        node, self.node = self.node, None
+        if node is not None:
+            node.end(output)
+
+    def _failed(self, exc: BaseException) -> None:
+        node, self.node = self.node, None
+        if node is not None and not isinstance(exc, _Paused):
+            node.error(exc)
 
     def return_stopped_response(
         self,
@@ -304,6 +341,7 @@ class GraphRun(BaseMultiActionAgent):
             rejected = [s for s in calls if self._rejected(*s)]
             for action, observation in [*rejected, *(s for s in calls if s not in rejected)]:
                 update = self._answer(action, observation)
+                self._messages("tools", update, self.pushed.get(action.tool_call_id))
                 apply_update(self.state, update)
                 self.emit(
                     "updates", {"tools": update.update if isinstance(update, Command) else update}
@@ -440,6 +478,7 @@ class GraphRun(BaseMultiActionAgent):
         if pending:
             self._pause("before", "tools", "tools")
             self._step()
+            self.pushed = {c["id"]: i for i, c in enumerate(pending)}
             last = self._last_ai()
             assert last is not None
             return [ToolAgentAction(c["name"], c, "", [last], c["id"]) for c in pending]
@@ -472,6 +511,7 @@ class GraphRun(BaseMultiActionAgent):
         The request's messages are a copy of the history; a middleware that changed that list
         in place has it become the history, as in LangChain (its "repaired" messages)."""
         self._step()
+        self._open("model", self._input())
         messages = list(self.state["messages"])
         request = ModelRequest(
             model=self.spec.model,
@@ -488,6 +528,8 @@ class GraphRun(BaseMultiActionAgent):
             update["structured_response"] = response.structured_response
         if self.spec.model_wrappers and messages != self.state["messages"]:  # only they see it
             self.state["messages"] = add_messages([], messages)
+        self._close([Command(update=update)])
+        self._messages("model", update)
         apply_update(self.state, update)
         self.emit("updates", {"model": update})
         self.emit("values", self.public(dict(self.state)))
@@ -518,7 +560,10 @@ class GraphRun(BaseMultiActionAgent):
         """Run `hook` of each middleware as a node; the destination of a declared jump."""
         for m in middleware:
             self._step()
+            self._open(f"{m.name}.{hook}", self._input())
             result = yield ("node", m, hook)
+            self._close(result)
+            self._messages(f"{m.name}.{hook}", result)
             apply_update(self.state, result)
             self.state.pop("jump_to", None)
             self.emit("updates", {f"{m.name}.{hook}": result})
@@ -588,21 +633,43 @@ class GraphRun(BaseMultiActionAgent):
 
     def _token(self, chunk: Any) -> Any:
         """Report one model chunk (stream_mode "messages") with LangGraph's node metadata."""
-        step = self.nodes
-        metadata = {
-            "langgraph_step": step,
-            "langgraph_node": "model",
-            "langgraph_triggers": ("branch:to:model",),
-            "langgraph_path": ("__pregel_pull", "model"),
-        }
-        if self.spec.name:
-            metadata["lc_agent_name"] = self.spec.name
-        self.emit("messages", (chunk, metadata))
+        self.streamed.add(chunk.id)
+        self.emit("messages", (chunk, self._stream_metadata("model")))
         return chunk
+
+    def _stream_metadata(self, node: str, push: int | None = None) -> dict[str, Any]:
+        """The metadata of a `messages` chunk: the graph's and the node's (LangGraph's)."""
+        return {
+            **agent_metadata(self.config, self.spec.name),
+            **node_metadata(node, self.nodes, push),
+        }
+
+    def _messages(self, node: str, update: Any, push: int | None = None) -> None:
+        """The messages a node wrote that no model streamed (a tool's answer, a middleware's
+        message), as LangGraph's `messages` mode gives them when the node ends."""
+        if not self.stream_tokens:
+            return
+        if isinstance(update, Command):
+            update = update.update
+        if not isinstance(update, dict):
+            return
+        known = {m.id for m in self.state["messages"]} | self.streamed
+        for message in _listed(cast("dict[str, Any]", update).get("messages", [])):
+            if not isinstance(message, BaseMessage) or (message.id in known and message.id):
+                continue
+            if message.id is None:
+                message.id = str(uuid.uuid4())
+            self.emit("messages", (message, self._stream_metadata(node, push)))
+
+    def _input(self) -> dict[str, Any]:
+        """A node's input as LangGraph gives it: the state without the keys no node reads."""
+        state = self.public(self.state)
+        return {k: v for k, v in state.items() if k not in ("structured_response", "jump_to")}
 
     def _response(self, output: Any, strategy: Any) -> ModelResponse:
         """The model call's response: the reply named after the agent, with structured output."""
-        if self.spec.name:
+        if self.spec.name:  # on a copy: the model's run reports the reply it gave
+            output = copy.copy(output)
             output.name = self.spec.name
         return self.spec.structured.handle(output, strategy)
 
@@ -733,6 +800,9 @@ class ToolNode:
         return ToolCallRequest(call, self.tool, run.state, tool_runtime)
 
     def run(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
+        call, edited = _unedited(tool_input)
+        node = self._node(call, kwargs)
+
         def execute(request: ToolCallRequest) -> Any:
             call = request.tool_call
             invalid = _invalid(request.tool, call)
@@ -743,8 +813,23 @@ class ToolNode:
         handler: Callable[[Any], Any] = execute
         for m in reversed(self.owner.spec.tool_wrappers):
             handler = _wrap_sync(m, "wrap_tool_call", handler)
-        call, edited = _unedited(tool_input)
-        return journaled(self._edited(handler(self._request(call)), edited))
+        try:
+            result = self._edited(handler(self._request(call)), edited)
+        except BaseException as exc:
+            if node is not None:
+                node.error(exc)
+            raise
+        return journaled(_ended(node, result))
+
+    def _node(self, call: dict[str, Any], kwargs: dict[str, Any]) -> NodeRun | None:
+        """The tools node's run of this call (LangGraph runs one per call), when a handler
+        listens; the tool runs inside it."""
+        run = self.owner
+        push = run.pushed.get(call.get("id", ""), 0)
+        node = NodeRun.open(kwargs.get("callbacks"), "tools", run.nodes, [dict(call)], push)
+        if node is not None:
+            kwargs["callbacks"] = node.child
+        return node
 
     def _edited(self, result: Any, edited: dict[str, Any] | None) -> Any:
         if edited is None:
@@ -754,6 +839,9 @@ class ToolNode:
         return edited_result(self.owner.spec, result, edited)
 
     async def arun(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
+        call, edited = _unedited(tool_input)
+        node = self._node(call, kwargs)
+
         async def execute(request: ToolCallRequest) -> Any:
             call = request.tool_call
             invalid = _invalid(request.tool, call)
@@ -766,8 +854,28 @@ class ToolNode:
         handler: Callable[[Any], Awaitable[Any]] = execute
         for m in reversed(self.owner.spec.tool_wrappers):
             handler = _wrap_async(m, "wrap_tool_call", handler)
-        call, edited = _unedited(tool_input)
-        return journaled(self._edited(await handler(self._request(call)), edited))
+        try:
+            result = self._edited(await handler(self._request(call)), edited)
+        except BaseException as exc:
+            if node is not None:
+                node.error(exc)
+            raise
+        return journaled(_ended(node, result))
+
+
+def _ended(node: NodeRun | None, result: Any) -> Any:
+    """End the tools node's run with its output: a tool's message (a copy: the tool's run keeps
+    the one it returned, as LangGraph's does; with the id the state gives it) as an update, a
+    `Command` as it is."""
+    if node is None:
+        return result
+    if isinstance(result, ToolMessage):
+        result = copy.copy(result)
+        result.id = result.id or str(uuid.uuid4())  # the id the state gives it, shown already
+        node.end({"messages": [result]})
+    else:
+        node.end([result])
+    return result
 
 
 def _unedited(tool_input: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:

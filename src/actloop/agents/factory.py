@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, cast
 
 from actloop.agents import _interrupts, _threads
+from actloop.agents._events import agent_metadata
 from actloop.agents._graph import GraphRun, GraphSpec, ToolNode, add_messages
 from actloop.agents._models import chat_model
 from actloop.agents._structured import StructuredOutput
@@ -231,6 +232,7 @@ class CompiledAgent:
         self, input: Any, config: dict[str, Any] | None, context: Any, turn: _threads.Turn | None
     ) -> _Call:
         run_config = {k: v for k, v in (config or {}).items() if k != "recursion_limit"}
+        run_config["metadata"] = agent_metadata(run_config, self.spec.name)
         if turn is not None:
             input = turn.input(input)
             configurable: dict[str, Any] = dict(run_config.get("configurable") or {})
@@ -358,6 +360,33 @@ class CompiledAgent:
         finally:
             if not task.done():
                 task.cancel()
+
+    def astream_events(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        version: str = "v2",
+        context: Any = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """LangChain's `astream_events` (v2) of a run, with LangGraph's run tree: the graph's
+        run, a chain run per node (`model`, `tools`, `<middleware>.<hook>`), the model and tool
+        runs inside them. Filters (`include_names`, ...) as in `Runnable.astream_events`."""
+        from actloop.agents import _events
+
+        async def run(run_config: dict[str, Any], sink: Any) -> dict[str, Any]:
+            turn = self._turn(run_config)
+            if turn is not None:
+                turn.begin(await _threads.alatest(self.checkpointer, turn.thread))
+            call = self._start(input, run_config, context, turn)
+            call.run.sink = sink
+            outputs = self._finish(await call.invoke_async(), turn, call.run)
+            for chunk in _ending(outputs, ("updates",), True, call.run.paused):
+                sink("updates", chunk)
+            return outputs
+
+        return _events.astream_events(input, config, run, version=version, **kwargs)
 
     def get_name(self) -> str:
         return self.name
