@@ -190,10 +190,17 @@ async def astream_events(
             handler.put(_DONE)
 
     task = asyncio.create_task(consume())
+    first: str | None = None
     try:
         while (event := await queue.get()) is not _DONE:
-            if not events.selects or events.keep(event):
-                yield event
+            if events.selects and not events.keep(event):
+                continue
+            if first is None:  # langchain-core's: the first event shows the call's input ...
+                first = event["run_id"]
+                event["data"]["input"] = input
+            elif event["run_id"] == first and event["event"].endswith("_end"):
+                event["data"].pop("input", None)  # ... and its run's end does not
+            yield event
         await task
     finally:
         if not task.done():

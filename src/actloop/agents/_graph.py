@@ -17,7 +17,6 @@ error text.
 
 from __future__ import annotations
 
-import copy
 import uuid
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass, field
@@ -662,14 +661,18 @@ class GraphRun(BaseMultiActionAgent):
             self.emit("messages", (message, self._stream_metadata(node, push)))
 
     def _input(self) -> dict[str, Any]:
-        """A node's input as LangGraph gives it: the state without the keys no node reads."""
-        state = self.public(self.state)
-        return {k: v for k, v in state.items() if k not in ("structured_response", "jump_to")}
+        """A node's input as LangGraph gives it: the state (middleware's private keys too),
+        the structured response typed."""
+        state = {k: v for k, v in self.state.items() if k != "jump_to"}
+        if state.get("structured_response") is not None:
+            state["structured_response"] = self.spec.structured.revived(
+                state["structured_response"]
+            )
+        return state
 
     def _response(self, output: Any, strategy: Any) -> ModelResponse:
         """The model call's response: the reply named after the agent, with structured output."""
-        if self.spec.name:  # on a copy: the model's run reports the reply it gave
-            output = copy.copy(output)
+        if self.spec.name:
             output.name = self.spec.name
         return self.spec.structured.handle(output, strategy)
 
@@ -864,13 +867,11 @@ class ToolNode:
 
 
 def _ended(node: NodeRun | None, result: Any) -> Any:
-    """End the tools node's run with its output: a tool's message (a copy: the tool's run keeps
-    the one it returned, as LangGraph's does; with the id the state gives it) as an update, a
-    `Command` as it is."""
+    """End the tools node's run with its output: a tool's message (with the id the state gives
+    it: a journal's copy keeps it) as an update, a `Command` as it is."""
     if node is None:
         return result
     if isinstance(result, ToolMessage):
-        result = copy.copy(result)
         result.id = result.id or str(uuid.uuid4())  # the id the state gives it, shown already
         node.end({"messages": [result]})
     else:

@@ -384,7 +384,8 @@ class CompiledAgent:
             outputs = self._finish(await call.invoke_async(), turn, call.run)
             for chunk in _ending(outputs, ("updates",), True, call.run.paused):
                 sink("updates", chunk)
-            return outputs
+            private = self.spec.private  # LangGraph's graph run ends with every state key
+            return {**outputs, **{k: v for k, v in call.run.state.items() if k in private}}
 
         return _events.astream_events(input, config, run, version=version, **kwargs)
 
