@@ -8,6 +8,7 @@ from typing import Any
 
 __all__ = [
     "REMOVE_ALL_MESSAGES",
+    "TAG_NOSTREAM",
     "Command",
     "GraphInterrupt",
     "GraphRecursionError",
@@ -25,6 +26,9 @@ RECURSION_MESSAGE = (
 
 REMOVE_ALL_MESSAGES = "__remove_all__"
 """A `RemoveMessage` with this id clears the messages before it (LangGraph's constant)."""
+
+TAG_NOSTREAM = "nostream"
+"""A model call with this tag stays out of the `messages` stream mode (LangGraph's constant)."""
 
 
 class GraphRecursionError(RecursionError):

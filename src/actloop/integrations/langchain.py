@@ -128,7 +128,10 @@ def message_to_langchain(message: BaseMessage) -> Any:
 
 
 def message_from_langchain(message: Any) -> BaseMessage:
-    """The actloop message with the same fields as a langchain_core message."""
+    """The actloop message with the same fields as a langchain_core message (an actloop message,
+    which a LangChain model's overridden `invoke` may return, as it is)."""
+    if isinstance(message, BaseMessage):
+        return message
     lc = _lc()
     common: dict[str, Any] = {
         "additional_kwargs": dict(message.additional_kwargs),

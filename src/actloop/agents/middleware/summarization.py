@@ -694,11 +694,12 @@ class SummarizationMiddleware(AgentMiddleware):
         if not prompt:
             return "Previous conversation was too long to summarize."
         if self.summarizer is not None:
-            call = getattr(self.summarizer, "invoke", self.summarizer)
-            return _check_summary(call(prompt))
+            if hasattr(self.summarizer, "invoke"):  # a runnable: the summary call's config
+                return _check_summary(self.summarizer.invoke(prompt, config=_summary_config()))
+            return _check_summary(self.summarizer(prompt))
         for attempt in itertools.count():
             try:
-                return self._summary_model.invoke(prompt).text.strip()
+                return self._summary_model.invoke(prompt, config=_summary_config()).text.strip()
             except Exception as exc:
                 time.sleep(_retry_delay(exc, attempt))
         raise AssertionError("unreachable")
@@ -715,10 +716,19 @@ class SummarizationMiddleware(AgentMiddleware):
             return _check_summary(await _acall(self.summarizer, prompt))
         for attempt in itertools.count():
             try:
-                return (await self._summary_model.ainvoke(prompt)).text.strip()
+                config = _summary_config()
+                return (await self._summary_model.ainvoke(prompt, config=config)).text.strip()
             except Exception as exc:
                 await asyncio.sleep(_retry_delay(exc, attempt))
         raise AssertionError("unreachable")
+
+
+def _summary_config() -> dict[str, Any]:
+    """The config of a summary call: marked internal (LangChain's), out of the `messages`
+    stream."""
+    from actloop.agents.middleware.internal_call_transformer import internal_call_config
+
+    return internal_call_config("summarization")
 
 
 def _is_chat_model(value: Any) -> bool:
@@ -732,7 +742,7 @@ async def _acall(summarizer: Any, messages: Any) -> Any:
     import asyncio
 
     if hasattr(summarizer, "ainvoke"):
-        return await summarizer.ainvoke(messages)
+        return await summarizer.ainvoke(messages, config=_summary_config())
     if inspect.iscoroutinefunction(summarizer):
         return await summarizer(messages)
     return await asyncio.to_thread(summarizer, messages)

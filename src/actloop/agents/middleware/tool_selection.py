@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal, Union
 from typing_extensions import TypedDict
 
 from actloop.agents._models import chat_model
+from actloop.agents.middleware.internal_call_transformer import internal_call_config
 from actloop.agents.middleware.types import AgentMiddleware, ModelRequest
 from actloop.messages import BaseMessage, HumanMessage
 
@@ -25,6 +26,13 @@ __all__ = ["DEFAULT_SYSTEM_PROMPT", "LLMToolSelectorMiddleware"]
 DEFAULT_SYSTEM_PROMPT = (
     "Your goal is to select the most relevant tools for answering the user's query."
 )
+
+
+def _config() -> dict[str, Any]:
+    """The selection call's config: marked internal (LangChain's), out of the `messages` stream."""
+    return internal_call_config("tool_selection")
+
+
 OnParsingFailure = Literal["error", "none", "all"] | list[str] | Callable[[Any], list[str]]
 
 
@@ -183,11 +191,11 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
         selection = self._prepare(request)
         if selection is None:
             return handler(request)
-        response = _selected(selection.model.invoke(selection.messages()))
+        response = _selected(selection.model.invoke(selection.messages(), _config()))
         for _ in range(self.max_retries):
             if _valid(response):
                 break
-            response = _selected(selection.model.invoke(selection.messages()))
+            response = _selected(selection.model.invoke(selection.messages(), _config()))
         return handler(self._narrowed(request, selection, response))
 
     async def awrap_model_call(
@@ -197,9 +205,9 @@ class LLMToolSelectorMiddleware(AgentMiddleware):
         selection = self._prepare(request)
         if selection is None:
             return await handler(request)
-        response = _selected(await selection.model.ainvoke(selection.messages()))
+        response = _selected(await selection.model.ainvoke(selection.messages(), _config()))
         for _ in range(self.max_retries):
             if _valid(response):
                 break
-            response = _selected(await selection.model.ainvoke(selection.messages()))
+            response = _selected(await selection.model.ainvoke(selection.messages(), _config()))
         return await handler(self._narrowed(request, selection, response))
