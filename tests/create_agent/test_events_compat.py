@@ -339,3 +339,24 @@ def test_a_second_turn_of_a_thread_gives_langgraphs_events() -> None:
     assert al == lc
     assert al[0]["data"]["input"]["messages"][0]["content"] == "hi"
     assert al[-1]["data"]["output"]["messages"][-1]["content"] == "again"
+
+
+def test_messages_mode_shows_the_tool_answers_as_langgraph_does() -> None:
+    # stream_mode "messages" gives the model's tokens and each message a node wrote that no
+    # model streamed (the tools node's answers), with the node's step and path
+    lc_agent, al_agent = _agents(ONE_CALL)
+    lc_h, al_h = human("hi")
+    keys = ("langgraph_step", "langgraph_node", "langgraph_path")
+
+    def seen(agent: Any, message: Any) -> list[Any]:
+        chunks = agent.stream({"messages": [message]}, stream_mode="messages")
+        return [(plain(m), [meta[k] for k in keys]) for m, meta in chunks]
+
+    al = seen(al_agent, al_h)
+    assert al == seen(lc_agent, lc_h)
+    assert [(m["type"], m["content"], meta[1]) for m, meta in al] == [
+        ("AIMessageChunk", "", "model"),
+        ("tool", "3", "tools"),
+        ("AIMessageChunk", "done", "model"),
+        ("AIMessageChunk", " now", "model"),
+    ]

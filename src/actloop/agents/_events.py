@@ -13,10 +13,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
-from actloop.runnables._events import _DONE, _EventHandler, _Filter, _with_handler
+from actloop.runnables._events import (  # v2's machinery, shared with Runnable.astream_events
+    _DONE,  # pyright: ignore[reportPrivateUsage]
+    _EventHandler,  # pyright: ignore[reportPrivateUsage]
+    _Filter,  # pyright: ignore[reportPrivateUsage]
+    _with_handler,  # pyright: ignore[reportPrivateUsage]
+)
 
 if TYPE_CHECKING:
     from actloop.callbacks._manager import CallbackManager, RunManager
@@ -174,7 +179,7 @@ async def astream_events(
         )
     queue: asyncio.Queue[Any] = asyncio.Queue()
     handler = _GraphEventHandler(queue, asyncio.get_running_loop(), input)
-    run_config: dict[str, Any] = dict(_with_handler(dict(config or {}), handler))  # type: ignore[arg-type]
+    run_config: dict[str, Any] = dict(_with_handler(cast("Any", config or {}), handler))
     events = _Filter(
         (include_names, include_types, include_tags), (exclude_names, exclude_types, exclude_tags)
     )

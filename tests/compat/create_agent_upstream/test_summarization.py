@@ -1,6 +1,7 @@
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from _lc_model import FakeToolCallingModel
@@ -1350,6 +1351,205 @@ def test_reported_tokens_trigger_for_fraction() -> None:
     ]
 
     assert middleware._should_summarize(messages, 0)
+
+
+class ConfigCapturingModel(BaseChatModel):
+    """Mock model that captures the config passed to invoke/ainvoke."""
+
+    captured_configs: list[RunnableConfig | None] = Field(default_factory=list, exclude=True)
+
+    @override
+    def invoke(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
+        self.captured_configs.append(config)
+        return AIMessage(content="Summary")
+
+    @override
+    async def ainvoke(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
+        self.captured_configs.append(config)
+        return AIMessage(content="Summary")
+
+    @override
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content="Summary"))])
+
+    @property
+    def _llm_type(self) -> str:
+        return "config-capturing"
+
+
+class TestSummarizationStreamingEndToEnd:
+    """End-to-end: a real summarization call must not leak into `run.messages`."""
+
+
+def test_summarizer_replaces_model_call() -> None:
+    """A `summarizer` writes the summary; the model and `summary_prompt` are not used."""
+    received: list[list[AnyMessage]] = []
+
+    def summarizer(messages: list[AnyMessage]) -> str:
+        received.append(messages)
+        return "  Custom summary  "
+
+    middleware = SummarizationMiddleware(
+        model=_AlwaysFailingModel(),
+        trigger=("messages", 3),
+        keep=("messages", 1),
+        summary_prompt="unused {messages}",
+        summarizer=summarizer,
+    )
+    messages: list[AnyMessage] = [
+        HumanMessage(content="hi", id="h0"),
+        AIMessage(content="hello", id="a0"),
+        HumanMessage(content="how are you", id="h1"),
+    ]
+
+    result = middleware.before_model(AgentState[Any](messages=messages), Runtime())
+
+    assert result is not None
+    assert received == [messages[:2]]
+    assert isinstance(result["messages"][1], HumanMessage)
+    assert result["messages"][1].text.endswith("Custom summary")
+    assert result["messages"][2:] == messages[2:]
+
+
+def test_summarizer_receives_trimmed_messages() -> None:
+    """The summarizer sees the messages after `trim_tokens_to_summarize` is applied."""
+    received: list[list[AnyMessage]] = []
+
+    def summarizer(messages: list[AnyMessage]) -> str:
+        received.append(messages)
+        return "summary"
+
+    middleware = SummarizationMiddleware(
+        model=MockChatModel(), trim_tokens_to_summarize=None, summarizer=summarizer
+    )
+    messages: list[AnyMessage] = [HumanMessage(content=str(i)) for i in range(5)]
+    with patch.object(middleware, "_trim_messages_for_summary", return_value=messages[-2:]) as trim:
+        assert middleware._create_summary(messages) == "summary"
+
+    trim.assert_called_once_with(messages)
+    assert received == [messages[-2:]]
+
+
+async def test_summarizer_async() -> None:
+    """Async invocation uses the summarizer's async implementation."""
+
+    async def summarize(messages: list[AnyMessage]) -> str:
+        return f"{len(messages)} messages"
+
+    middleware = SummarizationMiddleware(
+        model=_AlwaysFailingModel(),
+        trigger=("messages", 3),
+        keep=("messages", 1),
+        summarizer=summarize,
+    )
+    messages: list[AnyMessage] = [
+        HumanMessage(content="hi", id="h0"),
+        AIMessage(content="hello", id="a0"),
+        HumanMessage(content="how are you", id="h1"),
+    ]
+
+    result = await middleware.abefore_model(AgentState[Any](messages=messages), Runtime())
+
+    assert result is not None
+    assert result["messages"][1].text.endswith("2 messages")
+
+
+def test_summarizer_errors_propagate() -> None:
+    """Errors raised by the summarizer propagate and leave history untouched."""
+
+    def summarizer(_: list[AnyMessage]) -> str:
+        msg = "summarizer down"
+        raise RuntimeError(msg)
+
+    middleware = SummarizationMiddleware(
+        model=MockChatModel(),
+        trigger=("messages", 2),
+        keep=("messages", 1),
+        summarizer=summarizer,
+    )
+    messages: list[AnyMessage] = [
+        HumanMessage(content="hi", id="h0"),
+        AIMessage(content="hello", id="a0"),
+    ]
+    state = AgentState[Any](messages=messages)
+
+    with pytest.raises(RuntimeError, match="summarizer down"):
+        middleware.before_model(state, Runtime())
+    assert state["messages"] == messages
+
+
+def test_summarizer_empty_history_skips_summarizer() -> None:
+    """The built-in empty-history message is returned without calling the summarizer."""
+
+    def summarizer(_: list[AnyMessage]) -> str:
+        msg = "should not be called"
+        raise AssertionError(msg)
+
+    middleware = SummarizationMiddleware(model=MockChatModel(), summarizer=summarizer)
+
+    assert middleware._create_summary([]) == "No previous conversation history."
+
+
+def test_chat_model_summarizer_keeps_profile_of_model() -> None:
+    """Fractional limits still come from `model`'s profile, not the summarizer's."""
+    summary_model = _OverflowingModel(max_chars=1_000_000)
+    middleware = SummarizationMiddleware(
+        model=ProfileChatModel(),
+        trigger=("fraction", 0.5),
+        summarizer=summary_model,
+    )
+
+    assert middleware._get_profile_limits() == 1000
+    assert middleware.model is not summary_model
+
+
+def test_summarizer_non_str_return_raises_type_error() -> None:
+    middleware = SummarizationMiddleware(
+        model=MockChatModel(),
+        summarizer=lambda _: AIMessage(content="not a str"),  # type: ignore[arg-type]
+    )
+
+    with pytest.raises(TypeError, match="`summarizer` must return a str, got AIMessage"):
+        middleware._create_summary([HumanMessage(content="hi")])
+
+
+async def test_summarizer_non_str_return_raises_type_error_async() -> None:
+    async def summarize(_: list[AnyMessage]) -> Any:
+        return None
+
+    middleware = SummarizationMiddleware(model=MockChatModel(), summarizer=summarize)
+
+    with pytest.raises(TypeError, match="`summarizer` must return a str, got NoneType"):
+        await middleware._acreate_summary([HumanMessage(content="hi")])
+
+
+async def test_sync_summarizer_on_async_path() -> None:
+    def summarize(messages: list[AnyMessage]) -> str:
+        return f"{len(messages)} messages"
+
+    middleware = SummarizationMiddleware(model=_AlwaysFailingModel(), summarizer=summarize)
+
+    assert await middleware._acreate_summary([HumanMessage(content="hi")]) == "1 messages"
 
 
 def test_summarizer_accepts_runnable_and_gets_summary_call_config() -> None:
