@@ -10,6 +10,7 @@ without it that raises `MissingDependencyError` naming the extra.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 from actloop.chat_models import BaseChatModel, LanguageModelInput
@@ -219,8 +220,25 @@ def _chunk(message: Any) -> AIMessageChunk:
 
 def _call_kwargs(stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
     """Call kwargs without `stop` when there is none, so a LangChain binding's bound `stop`
-    (`create_react_agent` binds it on the LangChain model) is not overridden by `stop=None`."""
+    (`create_react_agent` binds it on the LangChain model) is not overridden by `stop=None`;
+    the call's tags and metadata as the LangChain model's config."""
+    config = _CALL_CONFIG.get()
+    if config is not None:
+        kwargs = {**kwargs, "config": config}
     return {**kwargs, "stop": stop} if stop is not None else kwargs
+
+
+_CALL_CONFIG: ContextVar[dict[str, Any] | None] = ContextVar("actloop_lc_call", default=None)
+"""The tags and metadata of the `invoke`/`ainvoke` call running now (passed on to LangChain)."""
+
+
+def _passed_on(config: Any) -> dict[str, Any] | None:
+    """What of an actloop call's config a LangChain model gets: its tags and metadata (as
+    LangChain's middleware mark internal calls); None when it has neither."""
+    if not config:
+        return None
+    shown = {k: config[k] for k in ("tags", "metadata") if config.get(k)}
+    return shown or None
 
 
 class LangChainChatModel(BaseChatModel):
@@ -238,6 +256,22 @@ class LangChainChatModel(BaseChatModel):
 
     def _identifying_params(self) -> dict[str, Any]:
         return {"langchain_model": type(self.langchain_model).__name__}
+
+    def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> AIMessage:
+        """actloop's `invoke`; the call's tags and metadata reach the LangChain model."""
+        token = _CALL_CONFIG.set(_passed_on(config))
+        try:
+            return super().invoke(input, config, **kwargs)
+        finally:
+            _CALL_CONFIG.reset(token)
+
+    async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> AIMessage:
+        """actloop's `ainvoke`; the call's tags and metadata reach the LangChain model."""
+        token = _CALL_CONFIG.set(_passed_on(config))
+        try:
+            return await super().ainvoke(input, config, **kwargs)
+        finally:
+            _CALL_CONFIG.reset(token)
 
     def _generate_message(
         self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any

@@ -1400,6 +1400,34 @@ class ConfigCapturingModel(BaseChatModel):
 class TestSummarizationStreamingEndToEnd:
     """End-to-end: a real summarization call must not leak into `run.messages`."""
 
+    def _llm_type(self) -> str:
+        return "config-capturing"
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+async def test_create_summary_marks_its_call_internal(use_async: bool) -> None:
+    model = ConfigCapturingModel()
+    model.captured_configs = []  # Reset for this test
+    middleware = SummarizationMiddleware(model=model, trigger=("tokens", 1000))
+    messages: list[AnyMessage] = [HumanMessage(content="Hello"), AIMessage(content="Hi")]
+
+    if use_async:
+        summary = await middleware._acreate_summary(messages)
+    else:
+        summary = middleware._create_summary(messages)
+
+    assert summary == "Summary"
+    assert len(model.captured_configs) == 1
+    config = model.captured_configs[0]
+    assert config is not None
+    assert "metadata" in config
+    assert config["metadata"]["lc_source"] == "summarization"
+    assert (
+        config["metadata"][INTERNAL_CALL_METADATA_KEY]
+        == internal_call_metadata()[INTERNAL_CALL_METADATA_KEY]
+    )
+    assert TAG_NOSTREAM in config["tags"]
+
 
 def test_summarizer_replaces_model_call() -> None:
     """A `summarizer` writes the summary; the model and `summary_prompt` are not used."""

@@ -20,6 +20,11 @@ from actloop.agents.middleware import (
     ModelResponse,
     wrap_model_call,
 )
+from actloop.agents.middleware.internal_call_transformer import (
+    INTERNAL_CALL_METADATA_KEY,
+    internal_call_metadata,
+)
+from actloop.agents.types import TAG_NOSTREAM
 from actloop.messages import HumanMessage
 from actloop.tools import BaseTool, tool
 
@@ -773,3 +778,79 @@ class ConfigCapturingSelectionModel(FakeModel):
 
 class TestLLMToolSelectorInternalCallMetadata:
     """Test that selection calls are tagged as internal for stream filtering."""
+
+    def test_wrap_model_call_marks_internal_call(self) -> None:
+        """`wrap_model_call` should tag its model call as internal to middleware."""
+        tool_selection_model = ConfigCapturingSelectionModel(
+            messages=cycle(
+                [
+                    AIMessage(
+                        content="",
+                        tool_calls=[
+                            {
+                                "name": "ToolSelectionResponse",
+                                "id": "1",
+                                "args": {"tools": ["get_weather"]},
+                            }
+                        ],
+                    ),
+                ]
+            )
+        )
+        model = FakeModel(messages=iter([AIMessage(content="Done")]))
+        tool_selector = LLMToolSelectorMiddleware(model=tool_selection_model)
+
+        agent = create_agent(
+            model=model,
+            tools=[get_weather, search_web],
+            middleware=[tool_selector],
+        )
+        agent.invoke({"messages": [HumanMessage("What's the weather?")]})
+
+        assert len(tool_selection_model.captured_configs) == 1
+        config = tool_selection_model.captured_configs[0]
+        assert config is not None
+        assert config["metadata"]["lc_source"] == "tool_selection"
+        assert (
+            config["metadata"][INTERNAL_CALL_METADATA_KEY]
+            == internal_call_metadata()[INTERNAL_CALL_METADATA_KEY]
+        )
+        assert TAG_NOSTREAM in config["tags"]
+
+    async def test_awrap_model_call_marks_internal_call(self) -> None:
+        """`awrap_model_call` should tag its model call as internal to middleware."""
+        tool_selection_model = ConfigCapturingSelectionModel(
+            messages=cycle(
+                [
+                    AIMessage(
+                        content="",
+                        tool_calls=[
+                            {
+                                "name": "ToolSelectionResponse",
+                                "id": "1",
+                                "args": {"tools": ["get_weather"]},
+                            }
+                        ],
+                    ),
+                ]
+            )
+        )
+        model = FakeModel(messages=iter([AIMessage(content="Done")]))
+        tool_selector = LLMToolSelectorMiddleware(model=tool_selection_model)
+
+        agent = create_agent(
+            model=model,
+            tools=[get_weather, search_web],
+            middleware=[tool_selector],
+        )
+        await agent.ainvoke({"messages": [HumanMessage("What's the weather?")]})
+
+        assert len(tool_selection_model.captured_configs) == 1
+        config = tool_selection_model.captured_configs[0]
+        assert config is not None
+        assert config["metadata"]["lc_source"] == "tool_selection"
+        assert (
+            config["metadata"][INTERNAL_CALL_METADATA_KEY]
+            == internal_call_metadata()[INTERNAL_CALL_METADATA_KEY]
+        )
+        assert TAG_NOSTREAM in config["tags"]
