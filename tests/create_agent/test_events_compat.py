@@ -23,6 +23,7 @@ from typing import Any
 
 import langchain.agents.middleware as lc_middleware
 import langchain_core.messages as lc_messages
+import pytest
 from _both import UUID, fields, human, lc_tools_of, reply
 from langchain.agents import create_agent as lc_create_agent
 from langchain_core.language_models.chat_models import BaseChatModel as LcBaseChatModel
@@ -33,6 +34,7 @@ import actloop.agents.middleware as al_middleware
 import actloop.messages as al_messages
 from actloop.agents import create_agent as al_create_agent
 from actloop.checkpoint.memory import InMemorySaver
+from actloop.exceptions import ActloopDeprecationWarning
 from actloop.testing import ScriptedChatModel
 from actloop.tools import tool as al_tool
 
@@ -226,6 +228,20 @@ async def _events(agent: Any, message: Any, config: Any = None, **kw: Any) -> li
     return [e async for e in agent.astream_events({"messages": [message]}, config, **kw)]
 
 
+DEPRECATED = "astream_events version='v1' is deprecated. Use version='v2' or astream instead."
+
+
+def both_v1_events(lc: Any, al: Any, config: Any = None) -> tuple[Any, Any]:
+    """The run's v1 events on each side (each warns that v1 is deprecated)."""
+    lc_h, al_h = human("hi")
+    with pytest.warns(DeprecationWarning, match=DEPRECATED) as warned:
+        lc_events = asyncio.run(_events(lc, lc_h, config, version="v1"))
+    assert {type(w.message).__name__ for w in warned} == {"LangChainDeprecationWarning"}
+    with pytest.warns(ActloopDeprecationWarning, match=DEPRECATED):
+        al_events = asyncio.run(_events(al, al_h, config, version="v1"))
+    return view(lc_events), view(al_events)
+
+
 def both_events(
     lc: Any, al: Any, config: Any = None, *, shift: bool = False, **kw: Any
 ) -> tuple[Any, Any]:
@@ -360,3 +376,35 @@ def test_messages_mode_shows_the_tool_answers_as_langgraph_does() -> None:
         ("AIMessageChunk", "done", "model"),
         ("AIMessageChunk", " now", "model"),
     ]
+
+
+def test_v1_events_equal_langgraphs() -> None:
+    lc, al = both_v1_events(*_agents(ONE_CALL))
+    assert al == lc
+    root = [e for e in al if e["run"] == 0]
+    assert [e["event"] for e in root] == [
+        "on_chain_start",
+        "on_chain_stream",
+        "on_chain_stream",
+        "on_chain_stream",
+        "on_chain_end",
+    ]
+    assert all(e["parent_ids"] == [] for e in al)
+    assert list(root[-1]["data"]["output"]) == ["model"]  # the last update: they do not add up
+
+
+def test_v1_events_of_parallel_calls_middleware_and_a_thread_equal_langgraphs() -> None:
+    lc_agent, al_agent = _agents(TWO_CALLS, middleware=True, checkpointer=True, name="bob")
+    lc, al = both_v1_events(lc_agent, al_agent, {"configurable": {"thread_id": "t3"}})
+    assert al == lc
+    assert len(al) == 53
+
+
+def test_an_unknown_version_is_refused() -> None:
+    _, al = _agents(ONE_CALL)
+
+    async def first() -> Any:
+        return await anext(al.astream_events({"messages": [human("hi")[1]]}, version="v3"))
+
+    with pytest.raises(NotImplementedError, match="version='v3'"):
+        asyncio.run(first())

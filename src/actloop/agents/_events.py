@@ -12,6 +12,7 @@ LangGraph reports it: its raw input, a stream event per node update, its public 
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
@@ -20,6 +21,7 @@ from actloop.runnables._events import (  # v2's machinery, shared with Runnable.
     _DONE,  # pyright: ignore[reportPrivateUsage]
     _EventHandler,  # pyright: ignore[reportPrivateUsage]
     _Filter,  # pyright: ignore[reportPrivateUsage]
+    _V1EventHandler,  # pyright: ignore[reportPrivateUsage]
     _with_handler,  # pyright: ignore[reportPrivateUsage]
 )
 
@@ -157,11 +159,47 @@ class _GraphEventHandler(_EventHandler):
             self._close(self.root, output)
 
 
+class _GraphV1EventHandler(_V1EventHandler):
+    """v1 events (langchain-core's log-based shape): the root's stream is the graph's node
+    updates, its end their sum (the last one: they do not add up)."""
+
+    def update(self, chunk: Any) -> None:
+        self.root_chunk(chunk)
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, **kw: Any) -> None:
+        # langchain-core's run log keeps a copy of the output as it was at the end (the state
+        # gives the tool's message its id after that)
+        super().on_tool_end(copy.copy(output), run_id=run_id, **kw)
+
+    def finish_graph(self, output: Any) -> None:
+        self.finish()
+
+
+def _handler(
+    version: str, queue: asyncio.Queue[Any], input: Any, root: tuple[str, list[str], dict[str, Any]]
+) -> _GraphEventHandler | _GraphV1EventHandler:
+    """The handler that shapes the events of `version`."""
+    loop = asyncio.get_running_loop()
+    if version == "v2":
+        return _GraphEventHandler(queue, loop, input)
+    if version == "v1":
+        from actloop.exceptions import warn_deprecated
+
+        message = "astream_events version='v1' is deprecated. Use version='v2' or astream instead."
+        warn_deprecated("astream_events_v1", message, stacklevel=5, once=False)
+        return _GraphV1EventHandler(queue, loop, input, root)
+    raise NotImplementedError(
+        f"astream_events version={version!r} of a create_agent agent is not supported; "
+        "use version='v2' (or the deprecated 'v1')"
+    )
+
+
 async def astream_events(
     input: Any,
     config: dict[str, Any] | None,
     run: Callable[[dict[str, Any], Callable[[str, Any], None]], Any],
     *,
+    name: str = "LangGraph",
     version: str = "v2",
     include_names: Sequence[str] | None = None,
     include_types: Sequence[str] | None = None,
@@ -170,15 +208,16 @@ async def astream_events(
     exclude_types: Sequence[str] | None = None,
     exclude_tags: Sequence[str] | None = None,
 ) -> AsyncIterator[dict[str, Any]]:
-    """The v2 events of `run(config, sink)` (an awaitable of the final state; `sink(mode, chunk)`
-    gets the run's stream chunks), with the graph's run as the root."""
-    if version != "v2":
-        raise NotImplementedError(
-            f"astream_events version={version!r} of a create_agent agent is not supported; "
-            "use version='v2'"
-        )
+    """The events of `run(config, sink)` (an awaitable of the final state; `sink(mode, chunk)`
+    gets the run's stream chunks), with the graph's run (`name`) as the root."""
+    config = config or {}
     queue: asyncio.Queue[Any] = asyncio.Queue()
-    handler = _GraphEventHandler(queue, asyncio.get_running_loop(), input)
+    root = (
+        config.get("run_name") or name,
+        list(config.get("tags") or []),
+        dict(config.get("metadata") or {}),
+    )
+    handler = _handler(version, queue, input, root)
     run_config: dict[str, Any] = dict(_with_handler(cast("Any", config or {}), handler))
     events = _Filter(
         (include_names, include_types, include_tags), (exclude_names, exclude_types, exclude_tags)
@@ -200,7 +239,9 @@ async def astream_events(
         while (event := await queue.get()) is not _DONE:
             if events.selects and not events.keep(event):
                 continue
-            if first is None:  # langchain-core's: the first event shows the call's input ...
+            if version == "v1":
+                pass
+            elif first is None:  # langchain-core's v2: the first event shows the input ...
                 first = event["run_id"]
                 event["data"]["input"] = input
             elif event["run_id"] == first and event["event"].endswith("_end"):

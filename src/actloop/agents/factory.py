@@ -370,9 +370,10 @@ class CompiledAgent:
         context: Any = None,
         **kwargs: Any,
     ) -> AsyncIterator[dict[str, Any]]:
-        """LangChain's `astream_events` (v2) of a run, with LangGraph's run tree: the graph's
-        run, a chain run per node (`model`, `tools`, `<middleware>.<hook>`), the model and tool
-        runs inside them. Filters (`include_names`, ...) as in `Runnable.astream_events`."""
+        """LangChain's `astream_events` (v2, or the deprecated v1) of a run, with LangGraph's
+        run tree: the graph's run, a chain run per node (`model`, `tools`, `<middleware>.<hook>`),
+        the model and tool runs inside them. Filters (`include_names`, ...) as in
+        `Runnable.astream_events`."""
         from actloop.agents import _events
 
         async def run(run_config: dict[str, Any], sink: Any) -> dict[str, Any]:
@@ -387,7 +388,7 @@ class CompiledAgent:
             private = self.spec.private  # LangGraph's graph run ends with every state key
             return {**outputs, **{k: v for k, v in call.run.state.items() if k in private}}
 
-        return _events.astream_events(input, config, run, version=version, **kwargs)
+        return _events.astream_events(input, config, run, name=self.name, version=version, **kwargs)
 
     def get_name(self) -> str:
         return self.name
