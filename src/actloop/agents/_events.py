@@ -17,13 +17,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
-from actloop.runnables._events import (  # v2's machinery, shared with Runnable.astream_events
-    _DONE,  # pyright: ignore[reportPrivateUsage]
-    _EventHandler,  # pyright: ignore[reportPrivateUsage]
-    _Filter,  # pyright: ignore[reportPrivateUsage]
-    _V1EventHandler,  # pyright: ignore[reportPrivateUsage]
-    _with_handler,  # pyright: ignore[reportPrivateUsage]
-)
+from actloop.runnables._events import DONE, EventFilter, EventHandler, V1EventHandler, with_handler
 
 if TYPE_CHECKING:
     from actloop.callbacks._manager import CallbackManager, RunManager
@@ -128,7 +122,7 @@ class NodeRun:
         self.run.fire("on_chain_error", exc)
 
 
-class _GraphEventHandler(_EventHandler):
+class _GraphEventHandler(EventHandler):
     """v2 events with the graph's root run as LangGraph reports it: its start shows the input
     as given, a stream event per node update, and the end comes from `finish_graph`."""
 
@@ -159,7 +153,7 @@ class _GraphEventHandler(_EventHandler):
             self._close(self.root, output)
 
 
-class _GraphV1EventHandler(_V1EventHandler):
+class _GraphV1EventHandler(V1EventHandler):
     """v1 events (langchain-core's log-based shape): the root's stream is the graph's node
     updates, its end their sum (the last one: they do not add up)."""
 
@@ -218,8 +212,8 @@ async def astream_events(
         dict(config.get("metadata") or {}),
     )
     handler = _handler(version, queue, input, root)
-    run_config: dict[str, Any] = dict(_with_handler(cast("Any", config or {}), handler))
-    events = _Filter(
+    run_config: dict[str, Any] = dict(with_handler(cast("Any", config or {}), handler))
+    events = EventFilter(
         (include_names, include_types, include_tags), (exclude_names, exclude_types, exclude_tags)
     )
 
@@ -231,12 +225,12 @@ async def astream_events(
         try:
             handler.finish_graph(await run(run_config, sink))
         finally:
-            handler.put(_DONE)
+            handler.put(DONE)
 
     task = asyncio.create_task(consume())
     first: str | None = None
     try:
-        while (event := await queue.get()) is not _DONE:
+        while (event := await queue.get()) is not DONE:
             if events.selects and not events.keep(event):
                 continue
             if version == "v1":

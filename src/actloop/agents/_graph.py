@@ -284,9 +284,12 @@ class GraphRun(BaseMultiActionAgent):
         """The callbacks of a call inside the open node (the loop's when none is open)."""
         return callbacks if self.node is None else self.node.child
 
-    def _open(self, node: str, input: Any) -> None:
-        """Open the node run of `node` (the step just counted) when a handler listens."""
-        self.node = NodeRun.open(self.callbacks, node, self.nodes, input)
+    def _open(self, node: str, hook: str | None = None) -> None:
+        """Open the run of the node (`node`, or a middleware's `hook` node; the step just
+        counted) when a handler listens."""
+        if self.callbacks is not None:
+            name = node if hook is None else f"{node}.{hook}"
+            self.node = NodeRun(self.callbacks, name, self.nodes, self._input())
 
     def _close(self, output: Any) -> None:
         """End the open node run with the node's output."""
@@ -510,7 +513,7 @@ class GraphRun(BaseMultiActionAgent):
         The request's messages are a copy of the history; a middleware that changed that list
         in place has it become the history, as in LangChain (its "repaired" messages)."""
         self._step()
-        self._open("model", self._input())
+        self._open("model")
         messages = list(self.state["messages"])
         request = ModelRequest(
             model=self.spec.model,
@@ -559,7 +562,7 @@ class GraphRun(BaseMultiActionAgent):
         """Run `hook` of each middleware as a node; the destination of a declared jump."""
         for m in middleware:
             self._step()
-            self._open(f"{m.name}.{hook}", self._input())
+            self._open(m.name, hook)
             result = yield ("node", m, hook)
             self._close(result)
             self._messages(f"{m.name}.{hook}", result)

@@ -2,8 +2,8 @@
 
 Each event is `{"event", "data", "name", "tags", "run_id", "metadata", "parent_ids"}`; the names are
 `on_chain_start/stream/end`, `on_tool_start/end`, `on_chat_model_start/stream/end` (and
-`on_prompt_*`, `on_parser_*` as the run types say). `version="v2"` is `_EventHandler`;
-`version="v1"` (langchain-core's first, log-based shape, deprecated there) is `_V1EventHandler`,
+`on_prompt_*`, `on_parser_*` as the run types say). `version="v2"` is `EventHandler`;
+`version="v1"` (langchain-core's first, log-based shape, deprecated there) is `V1EventHandler`,
 which keeps every difference from v2 in one place.
 """
 
@@ -23,9 +23,16 @@ from actloop.runnables._config import RunnableConfig, ensure_config
 if TYPE_CHECKING:
     from actloop.runnables._base import Runnable
 
-__all__ = ["astream_events"]
+__all__ = [
+    "DONE",
+    "EventFilter",
+    "EventHandler",
+    "V1EventHandler",
+    "astream_events",
+    "with_handler",
+]
 
-_DONE = object()
+DONE = object()
 _V1_DEPRECATED = "astream_events version='v1' is deprecated. Use version='v2' or astream instead."
 
 
@@ -72,7 +79,7 @@ def _event(
     }
 
 
-class _EventHandler(BaseCallbackHandler):
+class EventHandler(BaseCallbackHandler):
     """Collects the callbacks of one run into a queue of v2 event dicts (thread safe)."""
 
     def __init__(
@@ -288,7 +295,7 @@ def _all(kind: type, *values: Any) -> bool:
     return all(isinstance(value, kind) for value in values)
 
 
-class _V1EventHandler(_EventHandler):
+class V1EventHandler(EventHandler):
     """v1's shapes, as langchain-core builds them from its run log: no `parent_ids`; the root's
     events under the call's name, tags and metadata, its stream and end made of what `astream`
     yields (the end's output is their sum, the end comes after the stream closes, without
@@ -374,14 +381,14 @@ class _V1EventHandler(_EventHandler):
         return llm_result_dump(response)
 
 
-def _with_handler(config: RunnableConfig, handler: BaseCallbackHandler) -> RunnableConfig:
+def with_handler(config: RunnableConfig, handler: BaseCallbackHandler) -> RunnableConfig:
     callbacks = config.get("callbacks")
     if isinstance(callbacks, CallbackManager):
         return {**config, "callbacks": callbacks.merged_with([handler])}
     return {**config, "callbacks": [*(callbacks or ()), handler]}
 
 
-class _Filter:
+class EventFilter:
     """LangChain's include/exclude rule on names, run types and tags (the same in v1 and v2)."""
 
     __slots__ = ("exclude", "include", "selects")
@@ -415,11 +422,11 @@ def _handler(
     input: Any,
     config: RunnableConfig,
     queue: asyncio.Queue[Any],
-) -> _EventHandler:
+) -> EventHandler:
     """The handler that shapes the events of `version`."""
     loop = asyncio.get_running_loop()
     if version == "v2":
-        return _EventHandler(queue, loop, input)
+        return EventHandler(queue, loop, input)
     if version == "v1":
         from actloop.exceptions import warn_deprecated
 
@@ -429,7 +436,7 @@ def _handler(
             list(config.get("tags") or []),
             dict(config.get("metadata") or {}),
         )
-        return _V1EventHandler(queue, loop, input, root)
+        return V1EventHandler(queue, loop, input, root)
     raise ValueError(
         f"Only versions 'v1' and 'v2' of astream_events are supported, got {version!r}"
     )
@@ -453,8 +460,8 @@ async def astream_events(
     config = ensure_config(config)
     queue: asyncio.Queue[Any] = asyncio.Queue()
     handler = _handler(version, runnable, input, config, queue)
-    run_config = _with_handler(config, handler)
-    events = _Filter(
+    run_config = with_handler(config, handler)
+    events = EventFilter(
         (include_names, include_types, include_tags), (exclude_names, exclude_types, exclude_tags)
     )
 
@@ -464,11 +471,11 @@ async def astream_events(
                 handler.root_chunk(chunk)
             handler.finish()
         finally:
-            handler.put(_DONE)
+            handler.put(DONE)
 
     task = asyncio.create_task(consume())
     try:
-        while (event := await queue.get()) is not _DONE:
+        while (event := await queue.get()) is not DONE:
             if not events.selects or events.keep(event):
                 yield event
         await task
