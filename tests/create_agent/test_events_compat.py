@@ -408,3 +408,48 @@ def test_an_unknown_version_is_refused() -> None:
 
     with pytest.raises(NotImplementedError, match="version='v3'"):
         asyncio.run(first())
+
+
+def test_a_summary_call_is_traced_inside_its_node_marked_internal() -> None:
+    # LangChain runs the summary model inside one more chain run of its own making; on both
+    # sides the summary's model run is inside the summarization node, tagged nostream, with
+    # LangChain's lc_source
+    replies, summary = [reply("final", id="r2")], [reply("SUMMARY", id="s1")]
+
+    def summarizing(create: Any, model: Any, mw: Any, messages: Any) -> Any:
+        summarizer = mw.SummarizationMiddleware(
+            model=model(summary), trigger=("messages", 3), keep=("messages", 1)
+        )
+        agent = create(model(replies), [], middleware=[summarizer])
+        history = [
+            messages.HumanMessage("hi", id="a"),
+            messages.AIMessage("hello", id="b"),
+            messages.HumanMessage("again", id="c"),
+        ]
+        return view(asyncio.run(_events_of(agent, history)))
+
+    def lc_model(rs: Any) -> Any:
+        return LcScriptedChatModel(replies=[lc_messages.AIMessage(**r) for r in rs])
+
+    def al_model(rs: Any) -> Any:
+        return ScriptedChatModel([al_messages.AIMessage(**r) for r in rs])
+
+    for events in (
+        summarizing(lc_create_agent, lc_model, lc_middleware, lc_messages),
+        summarizing(al_create_agent, al_model, al_middleware, al_messages),
+    ):
+        node = next(e["run"] for e in events if e["name"] == "SummarizationMiddleware.before_model")
+        start = next(
+            e
+            for e in events
+            if e["event"] == "on_chat_model_start"
+            and e["metadata"].get("lc_source") == "summarization"
+        )
+        assert "nostream" in start["tags"]
+        assert start["parent_ids"][:2] == [0, node]
+        assert start["metadata"]["langgraph_node"] == "SummarizationMiddleware.before_model"
+        assert start["data"]["input"]["messages"][0][0]["content"].startswith("<role>")
+
+
+async def _events_of(agent: Any, history: list[Any]) -> list[Any]:
+    return [e async for e in agent.astream_events({"messages": history}, version="v2")]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import AsyncIterator, Callable, Sequence
+from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
@@ -22,7 +23,15 @@ from actloop.runnables._events import DONE, EventFilter, EventHandler, V1EventHa
 if TYPE_CHECKING:
     from actloop.callbacks._manager import CallbackManager, RunManager
 
-__all__ = ["NodeRun", "agent_metadata", "astream_events", "node_metadata"]
+__all__ = [
+    "NodeRun",
+    "agent_metadata",
+    "astream_events",
+    "in_node",
+    "left_node",
+    "node_callbacks",
+    "node_metadata",
+]
 
 INTEGRATION = "langchain_create_agent"
 """The `ls_integration` metadata LangChain gives a `create_agent` graph's runs."""
@@ -58,6 +67,28 @@ def node_metadata(node: str, step: int, push: int | None = None) -> dict[str, An
         "langgraph_triggers": triggers,
         "langgraph_path": path,
     }
+
+
+_NODE: ContextVar[NodeRun | None] = ContextVar("actloop_graph_node", default=None)
+"""The node run a hook or model call runs in now (its internal model calls are children)."""
+
+
+def in_node(node: NodeRun | None) -> Token[NodeRun | None] | None:
+    """Mark `node` as the one running now (nothing when no handler listens)."""
+    return None if node is None else _NODE.set(node)
+
+
+def left_node(token: Token[NodeRun | None] | None) -> None:
+    """Undo `in_node`."""
+    if token is not None:
+        _NODE.reset(token)
+
+
+def node_callbacks() -> CallbackManager | None:
+    """The callbacks of a call made inside the running node (as LangGraph's nodes pass their
+    config to the runnables they call through a context variable), or None."""
+    node = _NODE.get()
+    return None if node is None else node.child
 
 
 class NodeRun:

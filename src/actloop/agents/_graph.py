@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from actloop.agents._events import NodeRun, agent_metadata, node_metadata
+from actloop.agents._events import NodeRun, agent_metadata, in_node, left_node, node_metadata
 from actloop.agents._interrupts import PAUSE_TOOL, is_pause
 from actloop.agents._structured import StructuredOutput, saved
 from actloop.agents.middleware.types import (
@@ -250,10 +250,14 @@ class GraphRun(BaseMultiActionAgent):
         try:
             while True:
                 kind, target, hook = route.send(result)
-                if kind == "node":
-                    result = getattr(target, hook)(self.state, self.runtime)
-                else:
-                    result = self._call_model(target, self._inner(callbacks))
+                inside = in_node(self.node)
+                try:
+                    if kind == "node":
+                        result = getattr(target, hook)(self.state, self.runtime)
+                    else:
+                        result = self._call_model(target, self._inner(callbacks))
+                finally:
+                    left_node(inside)
         except StopIteration as done:
             return done.value
         except BaseException as exc:
@@ -270,10 +274,14 @@ class GraphRun(BaseMultiActionAgent):
         try:
             while True:
                 kind, target, hook = route.send(result)
-                if kind == "node":
-                    result = await self._anode(target, hook)
-                else:
-                    result = await self._acall_model(target, self._inner(callbacks))
+                inside = in_node(self.node)
+                try:
+                    if kind == "node":
+                        result = await self._anode(target, hook)
+                    else:
+                        result = await self._acall_model(target, self._inner(callbacks))
+                finally:
+                    left_node(inside)
         except StopIteration as done:
             return done.value
         except BaseException as exc:

@@ -30,8 +30,15 @@ def internal_call_metadata() -> dict[str, Any]:
 
 def internal_call_config(source: str) -> dict[str, Any]:
     """The config of an internal model call made by `source` ("summarization",
-    "tool_selection"), as LangChain's middleware passes it."""
-    return {
+    "tool_selection"), as LangChain's middleware passes it; inside an agent's node, the node's
+    callbacks (the call is traced as the node's child, as in LangGraph)."""
+    from actloop.agents._events import node_callbacks
+
+    config: dict[str, Any] = {
         "metadata": {"lc_source": source, **internal_call_metadata()},
         "tags": [TAG_NOSTREAM],
     }
+    callbacks = node_callbacks()
+    if callbacks is not None:
+        config["callbacks"] = callbacks
+    return config
