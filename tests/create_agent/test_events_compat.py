@@ -453,3 +453,32 @@ def test_a_summary_call_is_traced_inside_its_node_marked_internal() -> None:
 
 async def _events_of(agent: Any, history: list[Any]) -> list[Any]:
     return [e async for e in agent.astream_events({"messages": history}, version="v2")]
+
+
+def test_pii_redaction_leaves_the_token_stream_as_langchain_does() -> None:
+    # LangChain 1.5 redacts streamed text only in LangGraph's v3 event protocol; in the
+    # messages stream mode and in v2 events the model's tokens come as the model gave them, and
+    # the state holds the redacted reply (its id already streamed, so not streamed again)
+    replies = [reply("Reach me at alice@example.com today.", id="r1")]
+
+    def agent(create: Any, model: Any, mw: Any) -> Any:
+        return create(model, [], middleware=[mw.PIIMiddleware("email", apply_to_output=True)])
+
+    def lc() -> Any:
+        model = LcScriptedChatModel(replies=[lc_messages.AIMessage(**r) for r in replies])
+        return agent(lc_create_agent, model, lc_middleware)
+
+    def al() -> Any:
+        model = ScriptedChatModel([al_messages.AIMessage(**r) for r in replies])
+        return agent(al_create_agent, model, al_middleware)
+
+    lc_h, al_h = human("hi")
+    lc_chunks = [plain(m) for m, _ in lc().stream({"messages": [lc_h]}, stream_mode="messages")]
+    al_chunks = [plain(m) for m, _ in al().stream({"messages": [al_h]}, stream_mode="messages")]
+    assert al_chunks == lc_chunks
+    assert "".join(c["content"] for c in al_chunks) == "Reach me at alice@example.com today."
+    lc_events, al_events = both_events(lc(), al())
+    assert al_events == lc_events
+    assert al_events[-1]["data"]["output"]["messages"][-1]["content"] == (
+        "Reach me at [REDACTED_EMAIL] today."
+    )
