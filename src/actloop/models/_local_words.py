@@ -31,11 +31,14 @@ the model.
 from __future__ import annotations
 
 import ast
+import os
 import re
-import unicodedata
 from collections.abc import Mapping
+from pathlib import Path
 
-__all__ = ["expression_for", "file_call", "place_for"]
+from actloop.models._local_places import city_zone, country_zones, plain
+
+__all__ = ["expression_for", "file_call", "place_for", "place_named"]
 
 _N = r"(\d+(?:\.\d+)?)"
 _ORDINALS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
@@ -150,8 +153,8 @@ def _word_problem(text: str, numbers: list[str]) -> str | None:
     if len(numbers) != 2:
         return None
     a, b = numbers
-    if _DIVIDE.search(text):
-        return f"{a} / {b}"
+    if _DIVIDE.search(text):  # the total is split, whichever is named first
+        return f"{a} / {b}" if float(a) >= float(b) else f"{b} / {a}"
     if _SUBTRACT.search(text):
         return f"{a} - {b}"
     if _ADD.search(text) and not _MULTIPLY.search(text):
@@ -161,9 +164,46 @@ def _word_problem(text: str, numbers: list[str]) -> str | None:
     return None
 
 
+_SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+          "fifteen sixteen seventeen eighteen nineteen").split()  # fmt: skip
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_WORD_VALUES = {w: i for i, w in enumerate(_SMALL)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "dozen": 12}
+_NUMBER_WORDS = re.compile(
+    r"\b(?:(?:a|an) (?=(?:hundred|thousand|million|dozen)\b))?"
+    rf"(?:(?:{'|'.join(_WORD_VALUES)}|{'|'.join(_SCALES)})(?:[ -]|\b(?=\W|$)))+"
+)
+
+
+def _digits(text: str) -> str:
+    """Numbers written in words as digits: `four` -> 4, `twenty-five` -> 25, `two hundred and
+    fifty` -> 250, `a dozen` -> 12; `one` before a fraction word (`one quarter of`) stays."""
+    text = re.sub(r"\b(hundred|thousand) and (?=[a-z])", r"\1 ", text)
+
+    def value(match: re.Match[str]) -> str:
+        words = match.group(0).replace("-", " ").split()
+        after = text[match.end() :]
+        if words == ["one"] and re.match(r"(?:half|third|quarter|fifth)\b", after):
+            return match.group(0)
+        total = current = 0
+        for word in words:
+            if word in ("a", "an"):
+                current = 1
+            elif word in _SCALES:
+                current = max(current, 1) * _SCALES[word]
+                if _SCALES[word] >= 1000:
+                    total, current = total + current, 0
+            else:
+                current += _WORD_VALUES[word]
+        trail = " " if match.group(0).endswith((" ", "-")) else ""
+        return f"{total + current}{trail}"
+
+    return _NUMBER_WORDS.sub(value, text)
+
+
 def expression_for(question: str) -> str | None:
     """The calculator expression the question asks for, or None when the rules cannot tell."""
-    text = " ".join(question.lower().replace(",", "").split())
+    text = _digits(" ".join(question.lower().replace(",", "").split()))
     numbers: list[str] = re.findall(_N, text)
     if not numbers:
         return None
@@ -173,17 +213,78 @@ def expression_for(question: str) -> str | None:
     written = _written(_rewrite(text))
     if written:
         return written
-    return _word_problem(text, numbers)
+    return _rate(text, numbers) or _per_period(text, numbers) or _word_problem(text, numbers)
+
+
+_PERIOD = r"(second|minute|hour|day|week)"
+_COUNT_WORDS = {"a": "1", "an": "1", "one": "1", "two": "2", "three": "3", "four": "4"}
+
+
+def _per_period(text: str, numbers: list[str]) -> str | None:
+    """`25 pages a day ... in a week`, `3 km per hour for 2 days`: a rate times a span of
+    another length of time (a * span / period)."""
+    rate = re.search(rf"{_N} [a-z ]*?(?:a|an|per|each|every) {_PERIOD}\b", text)
+    span = re.search(
+        rf"\b(?:in|for|over|after) (a|an|one|two|three|four|{_N[1:-1]}) {_PERIOD}s?\b", text
+    )
+    if not rate or not span or len(numbers) > 2:
+        return None
+    amount, period = rate.groups()
+    count, unit = _COUNT_WORDS.get(span.group(1), span.group(1)), span.group(2)
+    if unit == period or (count != "1" and count not in numbers):
+        return None
+    ratio = _UNITS[unit][1] / _UNITS[period][1]
+    span_text = f"{count} * {ratio:g}" if count != "1" else f"{ratio:g}"
+    return f"{amount} * {span_text}"
+
+
+def _rate(text: str, numbers: list[str]) -> str | None:
+    """`6 liters per 100 km ... for 300 km`: a rate per N units applied to M units, a * m / n."""
+    rate = re.search(rf"{_N} ?{_UNIT} (?:per|every|for each|each) {_N} ?{_UNIT}", text)
+    if not rate or len(numbers) != 3:
+        return None
+    amount, _, per, unit = rate.groups()
+    rest = [n for n in numbers if n not in (amount, per)]
+    if len(rest) != 1 or not re.search(rf"{re.escape(rest[0])} ?{re.escape(unit)}", text):
+        return None
+    return f"{amount} * {rest[0]} / {per}"
 
 
 _ASKS_TIME = re.compile(r"\btime\b|\bclock\b|\bwhat hour\b")
 _IN_PLACE = re.compile(r"\b(?:in|at|for)\s+((?:the\s+)?[A-Z][\w'.-]*(?:[ /][A-Z][\w'.-]*)*)")
 
 
-def _plain(text: str) -> str:
-    """Lower case without accents (`Zürich` -> `zurich`, `São Paulo` -> `sao paulo`)."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+_plain = plain
+
+
+def place_named(question: str, places: Mapping[str, str]) -> tuple[str, str] | None:
+    """(the place, its IANA zone) for the place a question names: a zone's own place or name
+    (`places`: "Mexico City", "Asia/Seoul"; the longest that occurs), else a country or a city
+    named after `in`/`at`/`for` (`_local_places`: "Japan", "Beijing"), else None."""
+    text = f" {_plain(question)} "
+    best = ""
+    for place in places:
+        if ("/" in place and place != places[place]) or _plain(place) in _NOT_PLACES:
+            continue  # Country/Place spellings: the model's, not the question's
+        key = _plain(place)
+        if len(key) > len(best) and re.search(rf"(?<![\w/]){re.escape(key)}(?![\w/])", text):
+            best = place
+    found = (best, places[best]) if best else None
+    for after in re.finditer(r"\b(?:in|at|for)\s+((?:[^\W\d_][\w'.-]*\s*){1,4})", question):
+        words = after.group(1).split()
+        for count in range(len(words), 0, -1):
+            name = " ".join(words[:count]).strip(" .,'?!")
+            key = _plain(name).removeprefix("the ")
+            if len(key) <= len(best):
+                break  # a zone's own place as long or longer is named
+            zone = country_zones().get(key) or (city_zone(key) if len(key) > 2 else None)
+            if zone is not None and zone in places:
+                return name, zone
+    return found
+
+
+_NOT_PLACES = frozenset({"north", "south", "east", "west", "central"})
+"""Old zone names (`Australia/South`) that are words of a place ("South Korea"), not places."""
 
 
 def place_for(question: str, places: Mapping[str, str]) -> tuple[str | None, str | None]:
@@ -191,18 +292,11 @@ def place_for(question: str, places: Mapping[str, str]) -> tuple[str | None, str
     the place it names that no zone has), or (None, None) when it asks no such thing."""
     if not _ASKS_TIME.search(question.lower()):
         return None, None
-    text = f" {_plain(question)} "
-    best = ""
-    for place in places:
-        if "/" in place and place != places[place]:
-            continue  # Country/Place spellings: the model's, not the question's
-        key = _plain(place)
-        if len(key) > len(best) and re.search(rf"(?<![\w/]){re.escape(key)}(?![\w/])", text):
-            best = place
-    if best:
-        return places[best], None
-    named = _IN_PLACE.search(question)
-    return None, (named.group(1).removeprefix("the ").strip(" .?!") if named else None)
+    named = place_named(question, places)
+    if named is not None:
+        return named[1], None
+    unknown = _IN_PLACE.search(question)
+    return None, (unknown.group(1).removeprefix("the ").strip(" .?!") if unknown else None)
 
 
 _EXISTS = re.compile(r"\bis there\b|\bare there\b|\bdo i have\b|\bdo we have\b|\bexists?\b")
@@ -230,7 +324,7 @@ def _stems(path: str) -> set[str]:
 
 def _question_words(text: str) -> set[str]:
     """The question's words, hyphenated ones also joined (`to-do` -> todo) and singular."""
-    found: set[str] = set()
+    found: set[str] = {"todo"} if re.search(r"\bto do\b", text) else set()
     for word in re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", text):
         for form in {word, word.replace("-", "")}:
             found |= {form, form.removesuffix("s")}
@@ -241,10 +335,15 @@ def _parent(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else "."
 
 
-def file_call(question: str, files: list[str], folders: list[str]) -> tuple[str, str] | None:
+def file_call(
+    question: str,
+    files: list[str],
+    folders: list[str],
+    root: str | os.PathLike[str] | None = None,
+) -> tuple[str, str] | None:
     """The file tool call the question asks for, given the files and folders under the root:
-    ("read_file", a file it names), ("list_dir", a folder it names or asks about), or None when
-    it names none of them."""
+    ("read_file", a file it names, or the one its topic or words point to: see `_best_file`),
+    ("list_dir", a folder it names or asks about), or None when nothing points to one file."""
     text = " ".join(question.lower().split())
     exists = _EXISTS.search(text) is not None
     for path in sorted(files, key=len, reverse=True):  # `notes/todo.md` before `todo.md`
@@ -262,8 +361,101 @@ def file_call(question: str, files: list[str], folders: list[str]) -> tuple[str,
             return "list_dir", folder
     if _LISTING.search(text) or exists:
         return "list_dir", "."
+    best = _best_file(text, files, root)
+    return ("read_file", best) if best is not None else None
+
+
+def _best_file(text: str, files: list[str], root: str | os.PathLike[str] | None) -> str | None:
+    """The one file the question's words point to most, if one does: a word of its name (2
+    points: `poem` -> poem.txt), a name its topic calls for (1: "what do I need to buy?" ->
+    groceries.txt, see `_TOPICS`), a word of its text (1 each: "when is the design review?" ->
+    the notes that mention a design review). A tie is no answer: the model then picks."""
     words = _question_words(text)
-    scored = sorted(((len(_stems(f) & words), f) for f in files), reverse=True)
-    if scored and scored[0][0] and (len(scored) == 1 or scored[1][0] < scored[0][0]):
-        return "read_file", scored[0][1]
+    topical = _topic_names(words)
+    asked = words - _COMMON
+    scores: list[tuple[int, str]] = []
+    for path in files:
+        stems = _stems(path)
+        score = 2 * len(stems & words) + len(stems & topical - words)
+        score += len(asked & _file_words(root, path)) if root is not None else 0
+        scores.append((score, path))
+    scores.sort(reverse=True)
+    if scores and scores[0][0] and (len(scores) == 1 or scores[1][0] < scores[0][0]):
+        return scores[0][1]
     return None
+
+
+_TOPICS: list[tuple[str, str]] = [
+    ("buy purchase shop shopping store supermarket market grocery groceries errand",
+     "shopping shop grocery groceries buy store market errands"),
+    ("plan planned planning plans schedule agenda weekend monday tuesday "
+     "wednesday thursday friday saturday sunday tomorrow tonight week",
+     "plan plans planning schedule agenda calendar weekend itinerary events week"),
+    ("call phone number contact email reach ring text dial",
+     "contact contacts phone phones phonebook addressbook people numbers"),
+    ("password wifi login network pin username",
+     "wifi password passwords credentials network login secrets"),
+    ("cook make bake recipe ingredient dinner lunch breakfast meal",
+     "recipe recipes cooking cookbook meal meals menu"),
+    ("meeting meet appointment review standup interview",
+     "meeting meetings calendar agenda appointments schedule minutes"),
+    ("spend spent cost money budget expense pay paid rent bill price owe salary",
+     "budget expenses expense finance finances money bills costs spending accounts"),
+    ("todo task chore remind reminder remember",
+     "todo tasks task chores reminders"),
+    ("birthday anniversary", "birthdays birthday calendar dates"),
+    ("quote motto saying slogan", "quote quotes motto sayings"),
+    ("book novel reading", "books reading library booklist"),
+    ("movie film watch show series", "movies films watchlist shows"),
+    ("song music listen playlist album", "songs playlist music"),
+    ("gift present wish wishlist", "gifts presents wishlist wishes"),
+    ("pack packing trip travel flight hotel vacation holiday",
+     "packing travel trip itinerary flight flights hotel vacation holiday"),
+    ("address live lives", "addresses address contacts"),
+    ("medicine medication pill dose doctor", "medications medicine health pills"),
+    ("idea brainstorm", "ideas brainstorm"),
+    ("goal resolution", "goals resolutions"),
+    ("workout exercise gym training", "workout workouts exercise training fitness gym"),
+    ("server port host setting settings configured option",
+     "config configuration settings conf ini env options"),
+    ("project about summary summarise summarize describe overview",
+     "readme about overview summary"),
+    ("poem poetry verse", "poem poems poetry"),
+    ("log error crash failure", "log logs errors"),
+]  # fmt: skip
+"""(words of a question, words of the file names it may mean): everyday topics a file's name
+says and a question only implies. Singular forms: question words lose a final `s`."""
+
+_COMMON = frozenset(
+    "what whats which who whom whose when where why how the and for are was were is isn't "
+    "you your yours my mine our ours me i we they them their this that these those there here "
+    "have has had having do does did doing done can could would should will shall may might "
+    "must need want get got give tell show let know say says said please about with from into "
+    "onto than then just also any some all each every much many more most one two not yes no "
+    "file files folder list read today now time make made use used like".split()
+)
+"""Words too common to point to a file by its text."""
+
+_MAX_READ = 64_000
+"""Bytes of a file read for its words; larger files are skipped (their name still counts)."""
+
+
+def _topic_names(words: set[str]) -> set[str]:
+    """The file-name words the question's topics call for (see `_TOPICS`)."""
+    names: set[str] = set()
+    for asked, named in _TOPICS:
+        if words & set(asked.split()):
+            names |= {n.removesuffix("s") for n in named.split()} | set(named.split())
+    return names
+
+
+def _file_words(root: str | os.PathLike[str], path: str) -> set[str]:
+    """The words of a small text file under `root` (singular too), empty if it cannot be read."""
+    try:
+        full = Path(root) / path
+        if full.stat().st_size > _MAX_READ:
+            return set()
+        text = full.read_text(encoding="utf-8").lower()
+    except (OSError, UnicodeDecodeError):
+        return set()
+    return _question_words(text)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -43,7 +44,7 @@ from actloop.models._local_prompt import (
     root_paths,
     zone_places,
 )
-from actloop.models._local_words import expression_for, file_call, place_for
+from actloop.models._local_words import expression_for, file_call, place_for, place_named
 
 if TYPE_CHECKING:
     from actloop.prompts import ChatPromptTemplate
@@ -293,7 +294,9 @@ def local_json_agent(
     def route(inputs: dict[str, Any]) -> Runnable[dict[str, Any], Any]:
         steps: list[Any] = inputs.get("intermediate_steps") or []
         question = str(inputs.get("input", ""))
-        first = _worded_call(question, names, places, paths) if not steps else None
+        first = _worded_call(question, names, places, paths, root) if not steps else None
+        if first is None and steps:
+            first = _result_answer(steps[-1], question, places)
         if first is not None:
             decided = first
 
@@ -331,6 +334,7 @@ def _worded_call(
     names: set[str],
     places: dict[str, str],
     paths: tuple[list[str], list[str]] | None = None,
+    root: str | os.PathLike[str] | None = None,
 ) -> AgentAction | AgentFinish | None:
     """The first step for a question `_local_words` reads: the calculator call for arithmetic
     in words (the model builds expressions from words badly, and copies them well), the clock
@@ -351,10 +355,54 @@ def _worded_call(
             "name a city or an IANA zone such as Europe/Paris."
         )
         return AgentFinish({"output": answer}, json.dumps({"action": "Final Answer"}))
-    found = file_call(question, *paths) if paths else None
+    found = file_call(question, *paths, root=root) if paths else None
     if found is not None and found[0] in names:
         return _call(found[0], {"path": found[1]})
     return None
+
+
+_RESULT_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?")
+_CLOCK_RESULT = re.compile(
+    r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}):\d{2}(?:\.\d+)?[+-]\d{2}:\d{2} \(([\w/+-]+), (\w+)\)"
+)
+
+
+def _result_answer(
+    step: tuple[Any, Any], question: str, places: dict[str, str]
+) -> AgentFinish | None:
+    """The final answer after the calculator or the clock returned a result: that result in a
+    fixed sentence (`The answer is 42.`, `In Tokyo it is 09:30 on Monday, 2026-12-07
+    (Asia/Tokyo).`), written without the model.
+
+    The model copied these results right but now and then added words of its own after them
+    (`The answer is 32. I am 32 years old.`), wrote a time an hour off, or a number the
+    self-check then had to replace; and writing it cost about half of a question's time (the
+    observation read and 20-45 tokens written at ~15 ms each). Anything else (an error, a
+    result of another shape) is left to the model."""
+    from actloop.steps import AgentFinish
+
+    action, observation = step
+    tool = getattr(action, "tool", None)
+    result = str(observation).strip()
+    if tool == "calculator" and _RESULT_NUMBER.fullmatch(result):
+        answer = f"The answer is {_shown(result)}."
+    elif tool == "clock" and (clock := _CLOCK_RESULT.fullmatch(result)):
+        day, hour, zone, weekday = clock.groups()
+        named = place_named(question, places)
+        own = zone.rsplit("/", 1)[-1].replace("_", " ")
+        where = named[0] if named is not None and named[1] == zone else own
+        where = (
+            where if where.casefold() in (own.casefold(), zone.casefold()) else f"{where} ({zone})"
+        )
+        answer = f"In {where} it is {hour} on {weekday}, {day}."
+    else:
+        return None
+    return AgentFinish({"output": answer}, json.dumps({"action": "Final Answer"}))
+
+
+def _shown(number: str) -> str:
+    """A calculator result as an answer states it: `30.0` -> `30`."""
+    return number.removesuffix(".0") if re.fullmatch(r"-?\d+\.0", number) else number
 
 
 def _call(tool: str, arguments: dict[str, Any]) -> AgentAction:
