@@ -21,6 +21,9 @@ from actloop.tools.builtin._calculator import calculate
     ("question", "expression", "value"),
     [
         ("Four of us share a 52 euro taxi. What does each pay?", "52 / 4", "13"),
+        ("If 4 cousins split 90 marbles, how many does each one get?", "90 / 4", "22.5"),
+        ("What is twenty-one times three?", "21 * 3", "63"),
+        ("What is a hundred minus one?", "100 - 1", "99"),
         ("Split 7 pizzas between 2 people.", "7 / 2", "3.5"),
         ("A printer uses 3 cartridges per 1000 pages. How many for 4000 pages?",
          "3 * 4000 / 1000", "12"),

@@ -52,6 +52,12 @@ _UNITS: dict[str, tuple[str, float]] = {
     "cm": ("length", 0.01), "mm": ("length", 0.001), "gram": ("mass", 1),
     "kilogram": ("mass", 1000), "kg": ("mass", 1000), "milliliter": ("volume", 0.001),
     "ml": ("volume", 0.001), "liter": ("volume", 1), "litre": ("volume", 1),
+    "year": ("time", 31536000), "inch": ("length", 0.0254), "inche": ("length", 0.0254),
+    "foot": ("length", 0.3048), "feet": ("length", 0.3048), "yard": ("length", 0.9144),
+    "mile": ("length", 1609.344), "pound": ("mass", 453.59237), "lb": ("mass", 453.59237),
+    "ounce": ("mass", 28.349523125), "oz": ("mass", 28.349523125),
+    "gallon": ("volume", 3.785411784),
+    "tonne": ("mass", 1_000_000), "ton": ("mass", 1_000_000),
 }  # fmt: skip
 _UNIT = r"([a-z]+)\b"
 
@@ -59,6 +65,19 @@ _UNIT = r"([a-z]+)\b"
 def _unit(word: str) -> tuple[str, float] | None:
     word = word.replace("metre", "meter")
     return _UNITS.get(word) or _UNITS.get(word.removesuffix("s"))
+
+
+def _temperature(text: str) -> str | None:
+    """`30 degrees celsius in fahrenheit`, `100 f to c`."""
+    found = re.search(
+        rf"{_N} ?(?:degrees? |°)?(c|f|celsius|fahrenheit)\b.*?\b(?:in|to|into|as)\s+"
+        r"(?:degrees? )?(c|f|celsius|fahrenheit)\b",
+        text,
+    )
+    if not found or found.group(2)[0] == found.group(3)[0]:
+        return None
+    value, frm = found.group(1), found.group(2)[0]
+    return f"{value} * 9 / 5 + 32" if frm == "c" else f"({value} - 32) * 5 / 9"
 
 
 def _conversion(text: str) -> str | None:
@@ -80,8 +99,74 @@ def _conversion(text: str) -> str | None:
     return f"{value} / {1 / factor:g}"
 
 
+_PHRASES: list[tuple[str, str]] = [
+    (rf"subtract {_N} from {_N}", r"\2 - \1"),
+    (rf"take {_N} (?:away )?from {_N}", r"\2 - \1"),
+    (rf"{_N} (?:less|fewer) than {_N}", r"\2 - \1"),
+    (rf"{_N} more than {_N}", r"\2 + \1"),
+    (rf"add {_N} (?:and|to) {_N}", r"\1 + \2"),
+    (rf"multiply {_N} (?:by|and|with) {_N}", r"\1 * \2"),
+    (rf"divide {_N} by {_N}", r"\1 / \2"),
+    (rf"(?:the )?product of {_N} and {_N}", r"\1 * \2"),
+    (rf"(?:the )?(?:remainder|modulo|mod) (?:when |of )?{_N} (?:is )?divided by {_N}", r"\1 % \2"),
+    (rf"{_N} (?:mod|modulo) {_N}", r"\1 % \2"),
+    (rf"{_N} factorial|factorial of {_N}", r"factorial(\1\2)"),
+    (rf"\b(?:double|twice) {_N}", r"2 * \1"),
+    (rf"\btriple {_N}", r"3 * \1"),
+    (rf"{_N} ?(?:x|×) ?{_N}", r"\1 * \2"),
+    (r"\^", " ** "),
+]
+"""Phrases that say an operation with its operands (`subtract 7 from 20` -> `20 - 7`)."""
+
+_DENOMINATORS = {"half": 2, "halve": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5,
+                 "sixth": 6, "eighth": 8, "tenth": 10}  # fmt: skip
+
+
+def _lists(text: str) -> str:
+    """`the sum of 12, 15 and 30`, `the average of 4, 8 and 12`, `the difference between 50 and
+    18` (the larger first), `3 quarters of 80`, `15% more than 80`, `what percent is 15 of 60`."""
+    series = rf"{_N}((?:,? (?:and )?\d+(?:\.\d+)?)+)"
+
+    def listed(match: re.Match[str]) -> list[str]:
+        return [match.group(2), *re.findall(_N, match.group(3))]
+
+    def total(match: re.Match[str]) -> str:
+        return " + ".join(listed(match))
+
+    def average(match: re.Match[str]) -> str:
+        items = listed(match)
+        return f"({' + '.join(items)}) / {len(items)}"
+
+    text = re.sub(rf"(?:the )?(sum|total) of {series}", total, text)
+    text = re.sub(rf"(?:the )?(average|mean) of {series}", average, text)
+    text = re.sub(
+        rf"(?:the )?difference between {_N} and {_N}",
+        lambda m: f"{max(m.groups(), key=float)} - {min(m.groups(), key=float)}",
+        text,
+    )
+    text = re.sub(
+        rf"\b{_N} ({'|'.join(_DENOMINATORS)})s? of {_N}",
+        lambda m: f"{m.group(1)} / {_DENOMINATORS[m.group(2)]} * {m.group(3)}",
+        text,
+    )
+    percent = r"\s*(?:%|percent|per cent)"
+    text = re.sub(rf"{_N}{percent} (?:more than|on top of) {_N}", r"\2 * (100 + \1) / 100", text)
+    text = re.sub(rf"{_N}{percent} less than {_N}", r"\2 * (100 - \1) / 100", text)
+    text = re.sub(rf"increase {_N} by {_N}{percent}", r"\1 * (100 + \2) / 100", text)
+    text = re.sub(rf"(?:decrease|reduce) {_N} by {_N}{percent}", r"\1 * (100 - \2) / 100", text)
+    text = re.sub(
+        rf"what percent(?:age)? (?:is|of) {_N} (?:is )?(?:of|out of) {_N}", r"\1 / \2 * 100", text
+    )
+    text = re.sub(rf"{_N} ?/ ?{_N} as a percent(?:age)?", r"\1 / \2 * 100", text)
+    text = re.sub(rf"{_N} out of {_N} as a percent(?:age)?", r"\1 / \2 * 100", text)
+    return text
+
+
 def _rewrite(text: str) -> str:
     """Operator words as operators (`7 squared minus 10` -> `7 ** 2 - 10`)."""
+    text = _lists(text)
+    for pattern, replacement in _PHRASES:
+        text = re.sub(pattern, replacement, text)
     text = re.sub(rf"(?:the )?square root of {_N}", r"sqrt(\1)", text)
     text = re.sub(rf"(?:the )?cube root of {_N}", r"\1 ** (1 / 3)", text)
     text = re.sub(rf"(?:the )?square of {_N}", r"\1 ** 2", text)
@@ -107,15 +192,15 @@ def _power(match: re.Match[str]) -> str:
     return f"{base} ** {exponent}" if exponent else match.group(0)
 
 
-_SPAN = re.compile(r"(?:sqrt)?[\d(][\d\s.+\-*/()a-z]*[\d)]")
+_SPAN = re.compile(r"(?:sqrt|factorial)?[\d(][\d\s.+\-*/%()a-z]*[\d)]")
 
 
 def _written(text: str) -> str | None:
     """The arithmetic span of a rewritten question, if it holds an operator and parses."""
     for span in sorted(_SPAN.findall(text), key=len, reverse=True):
-        span = re.sub(r"\b(?!sqrt\b)[a-z]+\b", " ", span).strip()
+        span = re.sub(r"\b(?!sqrt\b|factorial\b)[a-z]+\b", " ", span).strip()
         span = " ".join(span.split())
-        if re.search(r"[+\-*/]|sqrt\(", span) and _parses(span):
+        if re.search(r"[+\-*/%]|sqrt\(|factorial\(", span) and _parses(span):
             return span
     return None
 
@@ -129,8 +214,11 @@ def _parses(expression: str) -> bool:
 
 
 def _discount(text: str, numbers: list[str]) -> str | None:
-    """`costs 40 dollars and is 25% off`: the saving, or the new price."""
+    """`costs 40 dollars and is 25% off`: the saving, or the new price; `a meal costs 50
+    dollars, I tip 20%`: the tip (or, asked for the total, the price with it)."""
     off = re.search(rf"{_N}\s*(?:%|percent) off", text)
+    if not off and len(numbers) == 2:
+        return _surcharge(text, numbers)
     if not off or len(numbers) != 2:
         return None
     percent = off.group(1)
@@ -140,12 +228,34 @@ def _discount(text: str, numbers: list[str]) -> str | None:
     return f"{price} * (100 - {percent}) / 100"
 
 
+def _surcharge(text: str, numbers: list[str]) -> str | None:
+    """A price and a tip, tax or interest in percent: the amount, or the total with it."""
+    rate = re.search(rf"{_N}\s*(?:%|percent)", text)
+    if not rate or not re.search(r"\btip|\btax|\binterest|\bcommission|\bservice", text):
+        return None
+    price = numbers[0] if numbers[1] == rate.group(1) else numbers[1]
+    if re.search(
+        r"\btotal\b|\baltogether\b|\bin all\b|\bincluding\b|\bwith (?:the )?(?:tip|tax)", text
+    ):
+        return f"{price} * (100 + {rate.group(1)}) / 100"
+    return f"{price} * {rate.group(1)} / 100"
+
+
 _DIVIDE = re.compile(r"\bsplit|\bshare|\bamong|\bbetween|\bevenly|\bdivide")
 _MULTIPLY = re.compile(r"\bper\b|\beach\b|\ba day\b|\ban hour\b|\ba week\b|\bevery\b|\bcosts?\b")
 _SUBTRACT = re.compile(
     r"\bleft\b|\bspent\b|\bspend\b|\bgave away\b|\bgives away\b|\bate\b|\blost\b|\bremain"
 )
-_ADD = re.compile(r"\bmore\b|\bin total\b|\baltogether\b|\bcombined\b")
+_ADD = re.compile(
+    r"\bmore\b|\bin total\b|\baltogether\b|\bcombined\b|\bolder\b|\btaller\b|\blonger\b"
+    r"|\bheavier\b|\blater\b|\bgains?\b|\bgot\b|\breceived?\b|\bfinds?\b|\bfound\b"
+)
+_LESS = re.compile(r"\byounger\b|\bshorter\b|\blighter\b|\bfewer\b|\bless\b|\bcheaper\b")
+_CONTAIN = re.compile(r"\bhas\b|\bhave\b|\bholds?\b|\bcontains?\b|\bwith\b|\bin (?:a|one|each)\b")
+_ASKS_SHARE = re.compile(
+    r"how many [a-z ]*?\b(?:per|in each|for each|each)\b"
+    r"|\beach (?:one )?(?:gets?|receives?|pays?|has|have)\b"
+)
 
 
 def _word_problem(text: str, numbers: list[str]) -> str | None:
@@ -153,15 +263,22 @@ def _word_problem(text: str, numbers: list[str]) -> str | None:
     if len(numbers) != 2:
         return None
     a, b = numbers
-    if _DIVIDE.search(text):  # the total is split, whichever is named first
-        return f"{a} / {b}" if float(a) >= float(b) else f"{b} / {a}"
-    if _SUBTRACT.search(text):
+    larger, smaller = (a, b) if float(a) >= float(b) else (b, a)
+    if _DIVIDE.search(text) or _ASKS_SHARE.search(_last_sentence(text)):
+        return f"{larger} / {smaller}"  # the total is split, whichever is named first
+    if _SUBTRACT.search(text) or _LESS.search(text):
         return f"{a} - {b}"
     if _ADD.search(text) and not _MULTIPLY.search(text):
         return f"{a} + {b}"
-    if _MULTIPLY.search(text):
+    if _MULTIPLY.search(text) or _CONTAIN.search(text):
         return f"{a} * {b}"
     return None
+
+
+def _last_sentence(text: str) -> str:
+    """The question of a word problem: its last sentence (`How many students per group?`)."""
+    parts = [p for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p]
+    return parts[-1] if parts else text
 
 
 _SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -175,16 +292,22 @@ _NUMBER_WORDS = re.compile(
 )
 
 
+_ONE_OPERAND = re.compile(
+    r"(?:plus|minus|times|by|over|of|than) one\b|\bone (?:plus|minus|times|divided|multiplied)\b"
+)
+"""`one` next to an operator word: a number (`what is one plus one`)."""
+
+
 def _digits(text: str) -> str:
     """Numbers written in words as digits: `four` -> 4, `twenty-five` -> 25, `two hundred and
     fifty` -> 250, `a dozen` -> 12; `one` before a fraction word (`one quarter of`) stays."""
     text = re.sub(r"\b(hundred|thousand) and (?=[a-z])", r"\1 ", text)
+    text = re.sub(r"(\d+) dozen\b", r"\1 * 12", text)
 
     def value(match: re.Match[str]) -> str:
         words = match.group(0).replace("-", " ").split()
-        after = text[match.end() :]
-        if words == ["one"] and re.match(r"(?:half|third|quarter|fifth)\b", after):
-            return match.group(0)
+        if words == ["one"] and not _ONE_OPERAND.search(text, max(0, match.start() - 12)):
+            return match.group(0)  # `each one`, `one quarter of`: not a number to compute with
         total = current = 0
         for word in words:
             if word in ("a", "an"):
@@ -207,7 +330,7 @@ def expression_for(question: str) -> str | None:
     numbers: list[str] = re.findall(_N, text)
     if not numbers:
         return None
-    for rule in (_conversion(text), _discount(text, numbers)):
+    for rule in (_temperature(text), _conversion(text), _discount(text, numbers)):
         if rule:
             return rule
     written = _written(_rewrite(text))
