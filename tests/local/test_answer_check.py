@@ -46,6 +46,9 @@ def test_a_looping_answer_is_said_once() -> None:
         "The answer is 60. I am 60."
     )
     assert without_repeats("eggs, flour, butter.") == "eggs, flour, butter."
+    assert without_repeats("Glad to help. See you soon! Glad to help. See you soon!") == (
+        "Glad to help. See you soon!"
+    )
 
 
 def test_the_calculators_result_is_the_last_number_stated() -> None:

@@ -73,6 +73,7 @@ MY_FILES = {
     "phonebook.csv": "name,phone\nAunt May,555-0100\nthe landlord,555-0123\n",
     "notes.txt": "The car goes to the garage on Friday.\n",
     "ideas.md": "- a treehouse\n",
+    "wedding/seating.txt": "Table 1: Ana, Bo\n",
 }
 
 
@@ -91,6 +92,7 @@ def _my_folder(tmp_path: Path) -> Path:
         ("How do I reach the landlord?", "phonebook.csv"),
         ("When does the car go to the garage?", "notes.txt"),
         ("What was that treehouse thing?", "ideas.md"),
+        ("Where does everyone sit at the wedding?", "wedding/seating.txt"),
     ],
 )
 def test_a_file_the_question_only_implies_is_read(tmp_path: Path, question: str, path: str) -> None:

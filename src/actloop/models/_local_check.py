@@ -50,8 +50,18 @@ def numbers_in(text: str) -> set[float]:
 
 
 def without_repeats(answer: str) -> str:
-    """`answer` with each clause that repeats right after itself said once."""
-    return _REPEAT.sub(r"\1", answer).strip().rstrip(",;").strip()
+    """`answer` with each clause that repeats right after itself said once, and a sentence
+    said before (`I can help. I am here. I can help.`) left out."""
+    answer = _REPEAT.sub(r"\1", answer).strip().rstrip(",;").strip()
+    kept: list[str] = []
+    seen: set[str] = set()
+    for sentence in re.split(r"(?<=[.!?])\s+", answer):
+        key = " ".join(_WORD.findall(sentence.lower()))
+        if key and key in seen:
+            continue
+        seen.add(key)
+        kept.append(sentence)
+    return " ".join(kept)
 
 
 def _rounded(values: set[float]) -> set[float]:

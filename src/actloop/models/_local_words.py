@@ -492,14 +492,16 @@ def _best_file(text: str, files: list[str], root: str | os.PathLike[str] | None)
     """The one file the question's words point to most, if one does: a word of its name (2
     points: `poem` -> poem.txt), a name its topic calls for (1: "what do I need to buy?" ->
     groceries.txt, see `_TOPICS`), a word of its text (1 each: "when is the design review?" ->
-    the notes that mention a design review). A tie is no answer: the model then picks."""
+    the notes that mention a design review), a folder of its path (1: `party/guests.txt` for
+    "who is coming to the party?"). A tie is no answer: the model then picks."""
     words = _question_words(text)
     topical = _topic_names(words)
     asked = words - _COMMON
     scores: list[tuple[int, str]] = []
     for path in files:
         stems = _stems(path)
-        score = 2 * len(stems & words) + len(stems & topical - words)
+        folders = {f.lower() for f in path.split("/")[:-1]} - _STEM_STOP
+        score = 2 * len(stems & words) + len(stems & topical - words) + len(folders & words)
         score += len(asked & _file_words(root, path)) if root is not None else 0
         scores.append((score, path))
     scores.sort(reverse=True)
@@ -527,6 +529,8 @@ _TOPICS: list[tuple[str, str]] = [
     ("todo task chore remind reminder remember",
      "todo tasks task chores reminders"),
     ("birthday anniversary", "birthdays birthday calendar dates"),
+    ("guest invite invited coming come attend attending party rsvp",
+     "guests guest invitations invites invitees rsvp attendees"),
     ("quote motto saying slogan", "quote quotes motto sayings"),
     ("book novel reading", "books reading library booklist"),
     ("movie film watch show series", "movies films watchlist shows"),
