@@ -138,3 +138,20 @@ def test_a_calculator_or_clock_result_is_answered_without_the_model() -> None:
     done = agent.invoke({"input": "And in Tokyo, what time?", "intermediate_steps": [own]})
     assert isinstance(done, AgentFinish)
     assert done.return_values == {"output": "In Tokyo it is 08:05 on Sunday, 2026-03-01."}
+
+
+@pytest.mark.parametrize(
+    ("question", "found"),
+    [
+        ("What time is it right now?", ("UTC", None)),
+        ("What's the date today?", ("UTC", None)),
+        ("what time is it in lothlorien", (None, "lothlorien")),
+        ("Thanks for your time!", (None, None)),
+        ("Take your time, no rush.", (None, None)),
+        ("And what time is it over there?", (None, None)),
+    ],
+)
+def test_a_time_question_naming_no_place_reads_utc(
+    question: str, found: tuple[str | None, str | None]
+) -> None:
+    assert place_for(question, zone_places()) == found

@@ -373,7 +373,18 @@ def _rate(text: str, numbers: list[str]) -> str | None:
     return f"{amount} * {rest[0]} / {per}"
 
 
-_ASKS_TIME = re.compile(r"\btime\b|\bclock\b|\bwhat hour\b")
+_ASKS_TIME = re.compile(
+    r"\bwhat time\b|\bthe time\b|\btime is it\b|\bcurrent time\b|\btime now\b|\blocal time\b"
+    r"|^time\b|\btime (?:in|at|over)\b|\bclock\b|\bwhat hour\b|\bwhat day is\b"
+    r"|\bwhat(?:'s| is) (?:the |today's )?date\b|\btoday's date\b"
+)
+"""A question about the time or date (not `thanks for your time`, `take your time`)."""
+_ANY_PLACE = re.compile(r"\b(?:in|at|for)\s+((?:[^\W\d_][\w'.-]*\s*){1,4})")
+_FILLER = frozenset(
+    "the a right now please today currently here there me us moment this morning afternoon "
+    "evening tonight zone time".split()
+)
+"""Words after `in` that name no place (`in the moment`, `right now`)."""
 _IN_PLACE = re.compile(r"\b(?:in|at|for)\s+((?:the\s+)?[A-Z][\w'.-]*(?:[ /][A-Z][\w'.-]*)*)")
 
 
@@ -412,14 +423,27 @@ _NOT_PLACES = frozenset({"north", "south", "east", "west", "central"})
 
 def place_for(question: str, places: Mapping[str, str]) -> tuple[str | None, str | None]:
     """For a question about the time: (the IANA zone of the place it names, None), or (None,
-    the place it names that no zone has), or (None, None) when it asks no such thing."""
+    the place it names that no zone has), ("UTC", None) when it names none, or (None, None)
+    when it asks no such thing."""
     if not _ASKS_TIME.search(question.lower()):
         return None, None
     named = place_named(question, places)
     if named is not None:
         return named[1], None
     unknown = _IN_PLACE.search(question)
-    return None, (unknown.group(1).removeprefix("the ").strip(" .?!") if unknown else None)
+    if unknown:
+        return None, unknown.group(1).removeprefix("the ").strip(" .?!")
+    for after in _ANY_PLACE.finditer(question):
+        words = [w.strip(".,?!'") for w in after.group(1).split()]
+        while words and words[-1].lower() in _FILLER:
+            words.pop()
+        while words and words[0].lower() in _FILLER:
+            words.pop(0)
+        if words:
+            return None, " ".join(words)
+    if re.search(r"\bthere\b", question.lower()):
+        return None, None  # `over there`: a place named earlier, which the model may know
+    return "UTC", None  # no place named: the clock's own default
 
 
 _EXISTS = re.compile(r"\bis there\b|\bare there\b|\bdo i have\b|\bdo we have\b|\bexists?\b")
