@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -286,17 +286,27 @@ def local_json_agent(
         bound = llm.bind(response_format={"type": "json_object", "schema": schema})
         return create_structured_json_agent(bound, tools, prompt, constrained=False)
 
-    choose, answer = agent(reply_schema(tools, root)), agent(final_schema())
     names = {t.name for t in tools}
-    places = zone_places() if "clock" in names else {}
     paths = root_paths(root) if {"read_file", "list_dir"} & names else None
+    built: dict[str, Runnable[dict[str, Any], Any]] = {}
+
+    def replies(final: bool) -> Runnable[dict[str, Any], Any]:
+        """The agent over the reply schema, built on first use: a question the rules answer
+        never pays for the schema's thousand zone names."""
+        key = "answer" if final else "choose"
+        if key not in built:
+            built[key] = agent(final_schema() if final else reply_schema(tools, root))
+        return built[key]
+
+    def places() -> dict[str, str]:
+        return zone_places() if "clock" in names else {}  # cached: built on first use
 
     def route(inputs: dict[str, Any]) -> Runnable[dict[str, Any], Any]:
         steps: list[Any] = inputs.get("intermediate_steps") or []
         question = str(inputs.get("input", ""))
         first = _worded_call(question, names, places, paths, root) if not steps else None
         if first is None and steps:
-            first = _result_answer(steps[-1], question, places)
+            first = _result_answer(steps[-1], question, places())
         if first is not None:
             decided = first
 
@@ -304,7 +314,7 @@ def local_json_agent(
                 return decided
 
             return RunnableLambda(given)
-        chosen = answer if steps and _tool_answered(steps[-1], names) else choose
+        chosen = replies(final=bool(steps) and _tool_answered(steps[-1], names))
 
         def checked(step: Any) -> Any:
             return _checked(step, question, steps)
@@ -312,7 +322,7 @@ def local_json_agent(
         return chosen | RunnableLambda(checked)
 
     def iana_zone(step: Any) -> Any:
-        return _clock_zone(step, places)
+        return _clock_zone(step, places())
 
     first: Runnable[dict[str, Any], Any] = RunnableLambda(route)
     return first | RunnableLambda(iana_zone)
@@ -332,7 +342,7 @@ def _clock_zone(step: Any, places: dict[str, str]) -> Any:
 def _worded_call(
     question: str,
     names: set[str],
-    places: dict[str, str],
+    places: Callable[[], dict[str, str]],
     paths: tuple[list[str], list[str]] | None = None,
     root: str | os.PathLike[str] | None = None,
 ) -> AgentAction | AgentFinish | None:
@@ -346,7 +356,7 @@ def _worded_call(
     expression = expression_for(question) if "calculator" in names else None
     if expression is not None:
         return _call("calculator", {"expression": expression})
-    zone, unknown = place_for(question, places) if "clock" in names else (None, None)
+    zone, unknown = place_for(question, places()) if "clock" in names else (None, None)
     if zone is not None:
         return _call("clock", {"timezone": zone})
     if unknown is not None:
