@@ -52,6 +52,9 @@ def test_shares_rates_and_spans_of_time(
         ("Could you check the time in Köln for me?", "Europe/Berlin"),
         ("What time is it in Seattle?", "America/Los_Angeles"),
         ("Tell me the time in Barcelona, please.", "Europe/Madrid"),
+        ("Is it night in Texas right now?", "America/Chicago"),
+        ("What time is it in LA?", "America/Los_Angeles"),
+        ("What's the time in Pékin?", "Asia/Shanghai"),
     ],
 )
 def test_countries_and_cities_whose_name_is_no_zone_get_their_zone(

@@ -35,7 +35,44 @@ _ALIASES = {
 """Country names people use that `iso3166.tab` spells otherwise."""
 
 _MIN_POPULATION = 100_000
-_INDEX_VERSION = "2"
+_MIN_POPULATION_OTHER_NAMES = 1_000_000
+"""A city's other names (other languages, old names) count for big cities only: `Köln`,
+`Pékin`; a smaller city's (`Bali`, one of Bari's) would name other places."""
+_INDEX_VERSION = "3"
+
+_REGIONS = {
+    "la": "America/Los_Angeles", "sf": "America/Los_Angeles", "nyc": "America/New_York",
+    "dc": "America/New_York", "alabama": "America/Chicago", "alaska": "America/Anchorage",
+    "arizona": "America/Phoenix", "arkansas": "America/Chicago",
+    "california": "America/Los_Angeles", "colorado": "America/Denver",
+    "connecticut": "America/New_York", "delaware": "America/New_York",
+    "florida": "America/New_York", "hawaii": "Pacific/Honolulu",
+    "idaho": "America/Boise", "illinois": "America/Chicago",
+    "indiana": "America/Indiana/Indianapolis",
+    "iowa": "America/Chicago", "kansas": "America/Chicago", "kentucky": "America/New_York",
+    "louisiana": "America/Chicago", "maine": "America/New_York", "maryland": "America/New_York",
+    "massachusetts": "America/New_York", "michigan": "America/Detroit",
+    "minnesota": "America/Chicago", "mississippi": "America/Chicago",
+    "missouri": "America/Chicago", "montana": "America/Denver", "nebraska": "America/Chicago",
+    "nevada": "America/Los_Angeles", "new hampshire": "America/New_York",
+    "new jersey": "America/New_York", "new mexico": "America/Denver",
+    "north carolina": "America/New_York", "north dakota": "America/Chicago",
+    "ohio": "America/New_York", "oklahoma": "America/Chicago", "oregon": "America/Los_Angeles",
+    "pennsylvania": "America/New_York", "rhode island": "America/New_York",
+    "south carolina": "America/New_York", "south dakota": "America/Chicago",
+    "tennessee": "America/Chicago", "texas": "America/Chicago", "utah": "America/Denver",
+    "vermont": "America/New_York", "virginia": "America/New_York",
+    "washington state": "America/Los_Angeles", "west virginia": "America/New_York",
+    "wisconsin": "America/Chicago", "wyoming": "America/Denver",
+    "british columbia": "America/Vancouver", "alberta": "America/Edmonton",
+    "ontario": "America/Toronto", "quebec": "America/Toronto", "nova scotia": "America/Halifax",
+    "bali": "Asia/Makassar", "sicily": "Europe/Rome", "sardinia": "Europe/Rome",
+    "crete": "Europe/Athens", "corsica": "Europe/Paris", "tasmania": "Australia/Hobart",
+    "siberia": "Asia/Novosibirsk", "bavaria": "Europe/Berlin", "catalonia": "Europe/Madrid",
+    "silicon valley": "America/Los_Angeles", "the bay area": "America/Los_Angeles",
+}  # fmt: skip
+"""Regions and short names that are neither a country nor a city: US states (their most
+populous zone), Canadian provinces, a few islands and regions people ask about."""
 
 
 def plain(text: str) -> str:
@@ -46,7 +83,8 @@ def plain(text: str) -> str:
 
 @cache
 def country_zones() -> dict[str, str]:
-    """Country name (plain, as people write it) -> the zone of its first `zone.tab` row."""
+    """Country name (plain, as people write it) -> the zone of its first `zone.tab` row; also
+    the regions of `_REGIONS`."""
     from actloop.models._local_prompt import tz_table
 
     first: dict[str, str] = {}
@@ -71,6 +109,8 @@ def country_zones() -> dict[str, str]:
                 found[spelling] = zone
         for alias in _ALIASES.get(code, ()):
             found.setdefault(alias, zone)
+    for region, zone in _REGIONS.items():
+        found.setdefault(region, zone)
     for ambiguous in ("korea", "congo", "samoa", "virgin islands"):  # two countries each
         found.pop(ambiguous, None)
     return found
@@ -129,7 +169,8 @@ def _build_index() -> dict[str, str]:
             continue
         others = city.get("alternatenames")
         names = [str(city.get("name", ""))]
-        names += [str(n) for n in others] if isinstance(others, list) else []  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        if isinstance(others, list) and population >= _MIN_POPULATION_OTHER_NAMES:
+            names += [str(n) for n in others]  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
         for name in names:
             key = plain(name).strip()
             if _NAME_OK.fullmatch(key) and population > best.get(key, (0, ""))[0]:

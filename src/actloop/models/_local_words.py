@@ -377,6 +377,7 @@ _ASKS_TIME = re.compile(
     r"\bwhat time\b|\bthe time\b|\btime is it\b|\bcurrent time\b|\btime now\b|\blocal time\b"
     r"|^time\b|\btime (?:in|at|over)\b|\bclock\b|\bwhat hour\b|\bwhat day is\b"
     r"|\bwhat(?:'s| is) (?:the |today's )?date\b|\btoday's date\b"
+    r"|\bis it (?:night|morning|daytime|day|evening|afternoon|late|early|midnight|dark)\b"
 )
 """A question about the time or date (not `thanks for your time`, `take your time`)."""
 _ANY_PLACE = re.compile(r"\b(?:in|at|for)\s+((?:[^\W\d_][\w'.-]*\s*){1,4})")
@@ -411,6 +412,8 @@ def place_named(question: str, places: Mapping[str, str]) -> tuple[str, str] | N
             key = _plain(name).removeprefix("the ")
             if len(key) <= len(best):
                 break  # a zone's own place as long or longer is named
+            if key in _NOT_PLACES:
+                continue
             zone = country_zones().get(key) or (city_zone(key) if len(key) > 2 else None)
             if zone is not None and zone in places:
                 return name, zone
