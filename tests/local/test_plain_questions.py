@@ -24,6 +24,8 @@ from actloop.tools.builtin._calculator import calculate
         ("If 4 cousins split 90 marbles, how many does each one get?", "90 / 4", "22.5"),
         ("What is twenty-one times three?", "21 * 3", "63"),
         ("What is a hundred minus one?", "100 - 1", "99"),
+        ("Mugs are $7. If I buy 5, what do I pay?", "7 * 5", "35"),
+        ("I bought 3 bags of 20 apples. How many apples?", "3 * 20", "60"),
         ("Split 7 pizzas between 2 people.", "7 / 2", "3.5"),
         ("A printer uses 3 cartridges per 1000 pages. How many for 4000 pages?",
          "3 * 4000 / 1000", "12"),

@@ -251,7 +251,10 @@ _ADD = re.compile(
     r"|\bheavier\b|\blater\b|\bgains?\b|\bgot\b|\breceived?\b|\bfinds?\b|\bfound\b"
 )
 _LESS = re.compile(r"\byounger\b|\bshorter\b|\blighter\b|\bfewer\b|\bless\b|\bcheaper\b")
-_CONTAIN = re.compile(r"\bhas\b|\bhave\b|\bholds?\b|\bcontains?\b|\bwith\b|\bin (?:a|one|each)\b")
+_CONTAIN = re.compile(
+    r"\bhas\b|\bhave\b|\bholds?\b|\bcontains?\b|\bwith\b|\bin (?:a|one|each)\b"
+    r"|\bbuys?\b|\bbought\b|\borders?\b|\bpacks? of\b|\bboxes of\b|\bbags? of\b"
+)
 _ASKS_SHARE = re.compile(
     r"how many [a-z ]*?\b(?:per|in each|for each|each)\b"
     r"|\beach (?:one )?(?:gets?|receives?|pays?|has|have)\b"
