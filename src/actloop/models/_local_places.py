@@ -136,7 +136,7 @@ def _city_index() -> dict[str, str]:
         return {}
     from actloop.models._local_cache import cache_dir
 
-    path = cache_dir().parent / f"places-{source}.tsv"
+    path = cache_dir() / f"places-{source}.tsv"  # beside the prefix states (never evicted)
     try:
         return dict(
             line.split("\t", 1) for line in path.read_text(encoding="utf-8").splitlines() if line
