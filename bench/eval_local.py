@@ -8,9 +8,10 @@ runs once per seed in a fresh process. Prints accuracy per category and wall tim
 (median), and writes `bench/out/eval_local.json`. It measures and reports; it asserts nothing.
 
     python bench/eval_local.py [--seeds 0,1,2] [--quick] [--model local] [--only arith,clock]
-        [--set original|new|all]
+        [--set original|new|dev|all]
 
-`--set new` runs the 42 plainly worded questions of issue 30, kept out of every prompt.
+`--set new` runs the 42 plainly worded questions of issue 30, kept out of every prompt; `--set dev`
+40 more written after the fact on a folder of other files (see `DEV`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ class Question:
     tools: str = "calculator,clock"
     quick: bool = False
     expected: str = ""
+    root: str = "main"
+    """Which folder the file tools read: `FILES` ("main") or `DEV_FILES` ("dev")."""
 
 
 # -- checks --------------------------------------------------------------------------------------
@@ -286,7 +289,78 @@ NEW: list[Question] = [
 ]
 """The 42 plainly worded questions: 18 arithmetic, 10 clock, 7 files, 7 chat."""
 
-SETS = {"original": QUESTIONS, "new": NEW, "all": QUESTIONS + NEW}
+
+# -- a development set written after the fact (issue 30, second pass) -----------------------------
+# Written after `NEW` had been measured and its failures fixed, as a stand-in for the held-out
+# check's unseen questions: other numbers, cities (including places whose name is no tz zone and
+# non-English spellings), a folder of other files asked about only indirectly (what to buy, what
+# is planned, whom to call), and chat. The fixes it led to are general rules (word maps, the
+# files' content, a city table), never these questions' words; see `bench/RESULTS.md`.
+
+DEV_FILES = {
+    "groceries.txt": "oat milk\napples\nbasmati rice\n",
+    "weekend_plans.md": "# Weekend\nSaturday: hike to the lighthouse\nSunday: lunch with Grandma\n",
+    "contacts.csv": "name,phone\nDr. Okafor,555-0142\nBob the electrician,555-0199\n",
+    "wifi.txt": "network: HomeNet\npassword: sunflower42\n",
+    "recipes/pancakes.txt": "Whisk flour, milk and two eggs. Fry in butter.\n",
+    "meeting_notes.txt": "The design review moved to Thursday at 3 pm.\n",
+    "budget.csv": "item,amount\nrent,950\nfood,310\n",
+}
+
+_DEV = "dev"
+"""The `Question.root` of the questions that read `DEV_FILES`."""
+
+DEV: list[Question] = [
+    Question(A, "Each ticket costs 8 dollars. How much do 9 tickets cost?", last_number(72)),
+    Question(A, "What's 30% of 250?", last_number(75)),
+    Question(
+        A,
+        "If 3 friends split a 75 dollar dinner bill, how much does each one pay?",
+        last_number(25),
+    ),
+    Question(A, "What is 9 cubed?", last_number(729)),
+    Question(A, "What is the square root of 225?", last_number(15)),
+    Question(A, "How many hours are in 3 days?", last_number(72)),
+    Question(A, "Convert 5 kilometers to meters.", last_number(5000)),
+    Question(A, "A phone costs 300 dollars and is 20% off. What do I pay?", last_number(240)),
+    Question(A, "I baked 48 muffins and sold 29. How many are left?", last_number(19)),
+    Question(A, "What is 2 to the 8th power?", last_number(256)),
+    Question(A, "A car uses 6 liters per 100 km. How many liters for 300 km?", last_number(18)),
+    Question(A, "What is half of 86?", last_number(43)),
+    Question(A, "What's 17 times 23?", last_number(391)),
+    Question(A, "How many centimeters are in 4.2 meters?", last_number(420)),
+    Question(A, "I read 25 pages a day. How many pages in a week?", last_number(175)),
+    Question(A, "What is 1000 minus 387?", last_number(613)),
+    Question(C, "What time is it in Rio de Janeiro?", hour_in("America/Sao_Paulo")),
+    Question(C, "Can you check the time in Beijing for me?", hour_in("Asia/Shanghai")),
+    Question(C, "what time is it in los angeles", hour_in("America/Los_Angeles")),
+    Question(C, "Current time in Ho Chi Minh City?", hour_in("Asia/Ho_Chi_Minh")),
+    Question(C, "What time is it now in München?", hour_in("Europe/Berlin")),
+    Question(C, "Tell me what time it is in San Francisco.", hour_in("America/Los_Angeles")),
+    Question(C, "What's the local time in Reykjavik?", hour_in("Atlantic/Reykjavik")),
+    Question(C, "What time is it in Mumbai right now?", hour_in("Asia/Kolkata")),
+    Question(C, "What time is it in Narnia?", no_time),
+    Question(C, "Is it late in Auckland? What's the time there?", hour_in("Pacific/Auckland")),
+    Question(
+        F, "What do I need to get from the store?", words("apples", "rice"), _FILE_TOOLS, root=_DEV
+    ),
+    Question(F, "What am I doing on Saturday?", words("lighthouse"), _FILE_TOOLS, root=_DEV),
+    Question(F, "What's the electrician's number?", words("555-0199"), _FILE_TOOLS, root=_DEV),
+    Question(F, "What is the wifi password?", words("sunflower42"), _FILE_TOOLS, root=_DEV),
+    Question(F, "How do I make pancakes?", words("flour", "eggs"), _FILE_TOOLS, root=_DEV),
+    Question(F, "When is the design review?", words("thursday"), _FILE_TOOLS, root=_DEV),
+    Question(F, "How much do I spend on rent?", words("950"), _FILE_TOOLS, root=_DEV),
+    Question(F, "What's in the recipes folder?", words("pancakes.txt"), _FILE_TOOLS, root=_DEV),
+    Question(T, "Hey there!", chat_no_loop),
+    Question(T, "Thanks a lot, see you tomorrow!", chat_no_loop),
+    Question(T, "Are you a robot?", chat_no_loop),
+    Question(T, "Have a nice day.", chat_no_loop),
+    Question(T, "I'm feeling a bit tired today.", chat_no_loop),
+    Question(T, "Sorry, I made a mistake.", chat_no_loop),
+]
+"""The 40 dev questions: 16 arithmetic, 10 clock, 8 files, 6 chat (written after the fact)."""
+
+SETS = {"original": QUESTIONS, "new": NEW, "dev": DEV, "all": QUESTIONS + NEW}
 
 
 SHORT = (
@@ -317,9 +391,9 @@ class Outcome:
     exit_code: int = 0
 
 
-def make_root(folder: Path) -> Path:
+def make_root(folder: Path, files: dict[str, str] = FILES) -> Path:
     """The folder the file questions read (the same files every run)."""
-    for name, text in FILES.items():
+    for name, text in files.items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
@@ -374,10 +448,13 @@ def run_eval(
     """Every question once per seed; the file questions read a temp folder made here."""
     outcomes: list[Outcome] = []
     with tempfile.TemporaryDirectory() as folder:
-        root = make_root(Path(folder))
+        roots = {
+            "main": make_root(Path(folder) / "main"),
+            _DEV: make_root(Path(folder) / _DEV, DEV_FILES),
+        }
         for seed in seeds:
             for question in questions:
-                outcome = run_one(question, seed, root, model)
+                outcome = run_one(question, seed, roots[question.root], model)
                 outcomes.append(outcome)
                 if echo:
                     mark = "ok " if outcome.correct else "BAD"
@@ -430,7 +507,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", default="local")
     parser.add_argument("--only", default="", help="categories, e.g. arithmetic,clock")
     parser.add_argument(
-        "--set", choices=sorted(SETS), default="all", help="original, new (held out) or all"
+        "--set",
+        choices=sorted(SETS),
+        default="all",
+        help="original, new (held out), dev (written after the fact) or all",
     )
     parser.add_argument("--out", default=str(OUT / "eval_local.json"))
     args = parser.parse_args(argv)

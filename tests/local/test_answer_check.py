@@ -46,6 +46,9 @@ def test_a_looping_answer_is_said_once() -> None:
         "The answer is 60. I am 60."
     )
     assert without_repeats("eggs, flour, butter.") == "eggs, flour, butter."
+    assert without_repeats("Glad to help. See you soon! Glad to help. See you soon!") == (
+        "Glad to help. See you soon!"
+    )
 
 
 def test_the_calculators_result_is_the_last_number_stated() -> None:
@@ -96,7 +99,7 @@ def test_a_file_answer_with_words_the_file_lacks_quotes_the_file() -> None:
     port = "Which port is set in config.ini?"
     answer = "The server is: [server] and the host is: garden.local."  # the port's line unsaid
     assert check_file_answer(answer, port, "read_file", "config.ini", CONFIG) == (
-        "config.ini says: [server] port = 8042 host = garden.local"
+        "config.ini says: port = 8042"  # the line asked about, not the whole file
     )
     assert check_file_answer("It is empty.", "What is in a.txt?", "read_file", "a.txt", "") == (
         "a.txt is empty."
@@ -126,3 +129,13 @@ def test_whether_a_file_exists_is_answered_by_the_listing() -> None:
     assert check_file_answer(
         answer, "Is there a todo.md in notes?", "list_dir", "notes", "todo.md"
     ) == "Yes, todo.md is in notes."  # fmt: skip
+
+
+def test_a_file_answer_states_the_numbers_of_the_line_asked_about() -> None:
+    book = "name,phone\nAunt May,555-0100\nthe landlord,555-0123\n"
+    question = "How do I reach the landlord?"
+    quoted = "phonebook.csv says: name,phone / the landlord,555-0123"
+    for answer in ["The landlord's phone is 555-0100.", "Aunt May: 555-0100, the landlord."]:
+        assert check_file_answer(answer, question, "read_file", "phonebook.csv", book) == quoted
+    right = "The landlord has the phone 555-0123."
+    assert check_file_answer(right, question, "read_file", "phonebook.csv", book) == right

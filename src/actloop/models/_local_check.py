@@ -50,8 +50,18 @@ def numbers_in(text: str) -> set[float]:
 
 
 def without_repeats(answer: str) -> str:
-    """`answer` with each clause that repeats right after itself said once."""
-    return _REPEAT.sub(r"\1", answer).strip().rstrip(",;").strip()
+    """`answer` with each clause that repeats right after itself said once, and a sentence
+    said before (`I can help. I am here. I can help.`) left out."""
+    answer = _REPEAT.sub(r"\1", answer).strip().rstrip(",;").strip()
+    kept: list[str] = []
+    seen: set[str] = set()
+    for sentence in re.split(r"(?<=[.!?])\s+", answer):
+        key = " ".join(_WORD.findall(sentence.lower()))
+        if key and key in seen:
+            continue
+        seen.add(key)
+        kept.append(sentence)
+    return " ".join(kept)
 
 
 def _rounded(values: set[float]) -> set[float]:
@@ -97,14 +107,16 @@ def check_answer(
 
 
 _WORD = re.compile(r"[a-z0-9]+")
-_FRAME = frozenset(
+_FRAME_WORDS = (
     "a an the is are it its this that these here there of in on at to for from with by as and "
     "or but file files folder directory says say said reads read contains contain holds hold "
     "has have lists list listed named called written text content contents line lines item "
     "items entry entries set sets value yes no not your you my me i which what whose about "
     "only one both also".split()
 )
-"""Words an answer about a file may use that the file and the question need not hold."""
+_FRAME = frozenset(_FRAME_WORDS) | {w.removesuffix("s") for w in _FRAME_WORDS}
+"""Words an answer about a file may use that the file and the question need not hold (also as
+`_words` reads them: `has` -> `ha`)."""
 _REPEATS = 3
 """A word the answer says this many times more than the file does is a loop."""
 _ENTRY = re.compile(r"[\w-]+(?:\.[\w-]+)+/?|[\w-]+/")
@@ -132,18 +144,38 @@ def _read_ok(answer: str, question: str, path: str, content: str) -> bool:
         return False
     asked = set(_words(question))
     own = set(file_words) - asked - _FRAME
-    return bool(own & set(said)) and _answers_the_lines(set(said), asked, content)
+    lines = _asked_lines(question, path, content)
+    if lines and not numbers_in(answer) <= numbers_in("\n".join(lines)) | numbers_in(question):
+        return False  # a number of another line: the plumber's phone for the electrician's
+    return bool(own & set(said)) and _answers_the_lines(set(said), asked, lines)
 
 
-def _answers_the_lines(said: set[str], asked: set[str], content: str) -> bool:
+def _asked_lines(question: str, path: str, content: str) -> list[str]:
     """The file's lines that hold a word of the question (`port = 8042` for "Which port ...?")
-    are answered: the answer states one of their other words, when they have any."""
+    other than the file's name."""
+    asked = set(_words(question)) - _FRAME - set(_words(path))
+    return [line for line in content.splitlines() if set(_words(line)) & asked]
+
+
+def _answers_the_lines(said: set[str], asked: set[str], lines: list[str]) -> bool:
+    """The lines the question asks about are answered: the answer states one of their other
+    words, when they have any."""
     wanted: set[str] = set()
-    for line in content.splitlines():
-        words = set(_words(line))
-        if words & (asked - _FRAME):
-            wanted |= words - asked - _FRAME
+    for line in lines:
+        wanted |= set(_words(line)) - asked - _FRAME
     return not wanted or bool(wanted & said)
+
+
+def _quoted(question: str, path: str, content: str) -> str:
+    """What a file answer quotes: the lines the question asks about (after a table's header),
+    when they are some of the file's lines, else the whole file."""
+    lines = [line for line in content.splitlines() if line.strip()]
+    asked = _asked_lines(question, path, content)
+    if not asked or len(asked) >= len(lines):
+        return _quote(content)
+    if "," in lines[0] and lines[0] not in asked:
+        asked = [lines[0], *asked]  # a CSV's header says what the columns are
+    return _quote(" / ".join(line.strip() for line in asked))
 
 
 def _listing(answer: str, question: str, path: str, listing: str) -> str:
@@ -173,4 +205,6 @@ def check_file_answer(answer: str, question: str, tool: str, path: str, observat
         return _listing(answer, question, path, observation)
     if _read_ok(answer, question, path, observation):
         return answer
-    return f"{path} says: {_quote(observation)}" if observation.strip() else f"{path} is empty."
+    if not observation.strip():
+        return f"{path} is empty."
+    return f"{path} says: {_quoted(question, path, observation)}"

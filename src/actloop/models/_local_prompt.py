@@ -17,6 +17,7 @@ import json
 import os
 import zoneinfo
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,7 @@ __all__ = [
     "iana_zones",
     "reply_schema",
     "root_paths",
+    "tz_table",
     "zone_places",
 ]
 
@@ -178,6 +180,7 @@ def iana_zones() -> list[str]:
     return ["UTC", *sorted(names)]
 
 
+@cache
 def zone_places() -> dict[str, str]:
     """The clock's choices as the model may write them, each -> its IANA name: the IANA name
     itself ("Asia/Tokyo"), the place ("Tokyo", "New York") and country/place ("Japan/Tokyo").
@@ -204,16 +207,16 @@ def _place(zone: str) -> str:
 def _country_places(zones: set[str]) -> dict[str, str]:
     """ "Country/Place" -> IANA name, from the tz database's tables (empty if they are missing)."""
     countries: dict[str, str] = {}
-    for code, name, *_ in _tz_table("iso3166.tab"):
+    for code, name, *_ in tz_table("iso3166.tab"):
         countries[code] = name.split(" (", 1)[0]  # "Britain (UK)" -> "Britain"
     found: dict[str, str] = {}
-    for code, _, zone, *_ in (row for row in _tz_table("zone.tab") if len(row) >= 3):
+    for code, _, zone, *_ in (row for row in tz_table("zone.tab") if len(row) >= 3):
         if code in countries and zone in zones:
             found.setdefault(f"{countries[code]}/{_place(zone)}", zone)
     return found
 
 
-def _tz_table(name: str) -> list[list[str]]:
+def tz_table(name: str) -> list[list[str]]:
     """Rows of a tz database table (`zone.tab`, `iso3166.tab`): the system's, else `tzdata`'s."""
     for folder in zoneinfo.TZPATH:
         path = Path(folder) / name
