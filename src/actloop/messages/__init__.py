@@ -20,9 +20,13 @@ from actloop.messages._types import (
     message_to_openai,
 )
 
+AnyMessage = BaseMessage
+"""Any message (langchain-core's union of the message classes)."""
+
 __all__ = [
     "AIMessage",
     "AIMessageChunk",
+    "AnyMessage",
     "BaseMessage",
     "Content",
     "FunctionMessage",

@@ -14,16 +14,23 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Literal, TypedDict
+from typing import Any, ClassVar, Generic, Literal, TypedDict, TypeVar
 
 from actloop.messages import AIMessage, BaseMessage, SystemMessage
 
 __all__ = [
     "AgentMiddleware",
     "AgentState",
+    "ExtendedModelResponse",
+    "InputAgentState",
     "ModelCallResult",
     "ModelRequest",
     "ModelResponse",
+    "OmitFromInput",
+    "OmitFromOutput",
+    "OutputAgentState",
+    "PrivateStateAttr",
+    "ResponseT",
     "Runtime",
     "ToolCallRequest",
     "ToolRuntime",
@@ -39,6 +46,22 @@ __all__ = [
 
 JumpTo = Literal["tools", "model", "end"]
 HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
+ResponseT = TypeVar("ResponseT")
+"""The structured response's type (LangChain's type parameter)."""
+
+
+@dataclass(frozen=True)
+class OmitFromSchema:
+    """A state annotation (`Annotated[int, PrivateStateAttr]`): the key is left out of the
+    input and/or the output."""
+
+    input: bool = True
+    output: bool = True
+
+
+OmitFromInput = OmitFromSchema(input=True, output=False)
+OmitFromOutput = OmitFromSchema(input=False, output=True)
+PrivateStateAttr = OmitFromSchema(input=True, output=True)
 
 
 class AgentState(TypedDict, total=False):
@@ -46,6 +69,19 @@ class AgentState(TypedDict, total=False):
 
     messages: list[BaseMessage]
     jump_to: JumpTo | None
+    structured_response: Any
+
+
+class InputAgentState(TypedDict):
+    """What a run takes: its messages."""
+
+    messages: list[Any]
+
+
+class OutputAgentState(TypedDict, total=False):
+    """What a run gives: its messages and structured response."""
+
+    messages: list[BaseMessage]
     structured_response: Any
 
 
@@ -57,6 +93,10 @@ class Runtime:
     store: Any = None
     stream_writer: Callable[[Any], None] = lambda _chunk: None
     config: dict[str, Any] = field(default_factory=lambda: {})
+
+    def __class_getitem__(cls, item: Any) -> type[Runtime]:
+        """`Runtime[Context]` in annotations, as LangGraph's generic `Runtime` allows."""
+        return cls
 
 
 @dataclass
@@ -111,6 +151,10 @@ class ModelRequest:
         self.state = {"messages": []} if state is None else state
         self.model_settings = {} if model_settings is None else model_settings
 
+    def __class_getitem__(cls, item: Any) -> type[ModelRequest]:
+        """`ModelRequest[Context]` in annotations, as LangChain's generic class allows."""
+        return cls
+
     @property
     def system_prompt(self) -> str | None:
         """The system message's text, or None."""
@@ -133,8 +177,21 @@ class ModelResponse:
     result: list[BaseMessage]
     structured_response: Any = None
 
+    def __class_getitem__(cls, item: Any) -> type[ModelResponse]:
+        """`ModelResponse[T]` in annotations, as LangChain's generic class allows."""
+        return cls
 
-ModelCallResult = ModelResponse | AIMessage
+
+@dataclass
+class ExtendedModelResponse(Generic[ResponseT]):
+    """A model response with a `Command` whose update is applied after the model node (its
+    messages added beside the response's; for other keys the outermost middleware wins)."""
+
+    model_response: ModelResponse
+    command: Any = None
+
+
+ModelCallResult = ModelResponse | AIMessage | ExtendedModelResponse[Any]
 """What a `wrap_model_call` hook may return (LangChain's alias)."""
 
 
