@@ -22,6 +22,12 @@ from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from actloop.agents._compose import (
+    ComposedResponse,
+    chain_async_model_call_handlers,
+    chain_model_call_handlers,
+    node_updates,
+)
 from actloop.agents._interrupts import PAUSE_TOOL, is_pause
 from actloop.agents._structured import StructuredOutput, saved
 from actloop.agents.middleware.types import (
@@ -31,7 +37,6 @@ from actloop.agents.middleware.types import (
     Runtime,
     ToolCallRequest,
     ToolRuntime,
-    as_response,
     can_jump_to,
     overrides,
 )
@@ -468,11 +473,12 @@ class GraphRun(BaseMultiActionAgent):
         return "model_node" if to == "model" and not self.spec.hooks["before_model"] else to
 
     def _model_node(self) -> Generator[Effect, Any, None]:
-        """The model node: one call through the `wrap_model_call` chain, its update applied.
-        The request's messages are a copy of the history; a middleware that changed that list
-        in place has it become the history, as in LangChain (its "repaired" messages)."""
+        """The model node: one call through the `wrap_model_call` chain, its updates applied.
+        The request's messages are the history with LangChain's error answers for invalid tool
+        calls no message answers; when they (or a middleware changing that list in place)
+        differ from the history, they become the history (LangChain's "repaired" messages)."""
         self._step()
-        messages = list(self.state["messages"])
+        messages = patch_invalid_tool_calls(self.state["messages"])
         request = ModelRequest(
             model=self.spec.model,
             messages=messages,
@@ -482,14 +488,17 @@ class GraphRun(BaseMultiActionAgent):
             state=self.state,
             runtime=self.runtime,
         )
-        response: ModelResponse = yield ("model", request, None)
+        composed: ComposedResponse = yield ("model", request, None)
+        response = composed.model_response
         update: dict[str, Any] = {"messages": response.result}
         if response.structured_response is not None or self.spec.structured.active:
             update["structured_response"] = response.structured_response
-        if self.spec.model_wrappers and messages != self.state["messages"]:  # only they see it
+        updates = node_updates(update, composed.commands)
+        if messages != self.state["messages"]:
             self.state["messages"] = add_messages([], messages)
-        apply_update(self.state, update)
-        self.emit("updates", {"model": update})
+        for one in updates:
+            apply_update(self.state, one)
+        self.emit("updates", {"model": update if len(updates) == 1 else updates})
         self.emit("values", self.public(dict(self.state)))
 
     def _finished(self) -> AgentFinish:
@@ -606,7 +615,7 @@ class GraphRun(BaseMultiActionAgent):
             output.name = self.spec.name
         return self.spec.structured.handle(output, strategy)
 
-    def _call_model(self, request: ModelRequest, callbacks: Any) -> ModelResponse:
+    def _call_model(self, request: ModelRequest, callbacks: Any) -> ComposedResponse:
         config: dict[str, Any] = {"callbacks": callbacks}
 
         def execute(req: ModelRequest) -> ModelResponse:
@@ -616,12 +625,13 @@ class GraphRun(BaseMultiActionAgent):
             chunks = [self._token(c) for c in bound.stream(prompt, config)]
             return self._response(_joined(chunks), strategy)
 
-        handler: Callable[[ModelRequest], Any] = execute
-        for m in reversed(self.spec.model_wrappers):
-            handler = _wrap_sync(m, "wrap_model_call", handler)
-        return as_response(handler(request))
+        wrappers = [_model_wrapper(m) for m in self.spec.model_wrappers]
+        chained = chain_model_call_handlers(wrappers)
+        if chained is None:
+            return ComposedResponse(execute(request))
+        return chained(request, execute)
 
-    async def _acall_model(self, request: ModelRequest, callbacks: Any) -> ModelResponse:
+    async def _acall_model(self, request: ModelRequest, callbacks: Any) -> ComposedResponse:
         config: dict[str, Any] = {"callbacks": callbacks}
 
         async def execute(req: ModelRequest) -> ModelResponse:
@@ -631,10 +641,70 @@ class GraphRun(BaseMultiActionAgent):
             chunks = [self._token(c) async for c in bound.astream(prompt, config)]
             return self._response(_joined(chunks), strategy)
 
-        handler: Callable[[ModelRequest], Awaitable[Any]] = execute
-        for m in reversed(self.spec.model_wrappers):
-            handler = _wrap_async(m, "wrap_model_call", handler)
-        return as_response(await handler(request))
+        wrappers = [_amodel_wrapper(m) for m in self.spec.model_wrappers]
+        chained = chain_async_model_call_handlers(wrappers)
+        if chained is None:
+            return ComposedResponse(await execute(request))
+        return await chained(request, execute)
+
+
+def _model_wrapper(m: AgentMiddleware) -> Callable[[Any, Any], Any]:
+    """`m`'s sync `wrap_model_call` (an async-only one cannot run on the sync path)."""
+    if not overrides(m, "wrap_model_call")[0]:
+        raise NotImplementedError(
+            f"{m.name} only has an async wrap_model_call (awrap_model_call); run the agent "
+            "with ainvoke/astream"
+        )
+    return m.wrap_model_call
+
+
+def _amodel_wrapper(m: AgentMiddleware) -> Callable[[Any, Any], Awaitable[Any]]:
+    """`m`'s async `wrap_model_call` (a sync-only one would block on its async handler)."""
+    sync, is_async = overrides(m, "wrap_model_call")
+    if is_async or not sync:
+        return m.awrap_model_call
+
+    async def run_sync(request: Any, handler: Any) -> Any:
+        raise NotImplementedError(
+            f"{m.name} only has a sync wrap_model_call; define awrap_model_call to run it "
+            "with ainvoke/astream"
+        )
+
+    return run_sync
+
+
+def _invalid_call_message(call: Any) -> ToolMessage | None:
+    """LangChain's answer to an invalid (unparsable) tool call with an id."""
+    call_id = call.get("id")
+    if call_id is None:
+        return None
+    name = call.get("name") or "unknown"
+    return ToolMessage(
+        f"Tool call {name} with id {call_id} could not be executed - arguments were malformed "
+        "or truncated.",
+        name=name,
+        tool_call_id=call_id,
+        status="error",
+    )
+
+
+def patch_invalid_tool_calls(messages: list[BaseMessage]) -> list[BaseMessage]:
+    """`messages` with an error answer after each AI message's invalid tool calls that no
+    tool message answers (LangChain's `_patch_invalid_tool_calls`); always a new list."""
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    patched: list[BaseMessage] = []
+    for message in messages:
+        patched.append(message)
+        if not isinstance(message, AIMessage):
+            continue
+        for call in message.invalid_tool_calls:
+            if call.get("id") in answered:
+                continue
+            answer = _invalid_call_message(call)
+            if answer is not None:
+                patched.append(answer)
+                answered.add(answer.tool_call_id)
+    return patched
 
 
 def _turns(steps: list[tuple[Any, Any]]) -> list[list[tuple[Any, Any]]]:
@@ -668,30 +738,23 @@ def _joined(chunks: list[Any]) -> Any:
 
 
 def _wrap_sync(m: AgentMiddleware, hook: str, inner: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """`inner` wrapped by `m`'s sync `hook`; a model call's result is always a ModelResponse."""
+    """`inner` wrapped by `m`'s sync `hook` (`wrap_tool_call`)."""
     method = getattr(m, hook)
     if not overrides(m, hook)[0]:
         raise NotImplementedError(
             f"{m.name} only has an async {hook} (a{hook}); run the agent with ainvoke/astream"
         )
-    if hook == "wrap_model_call":
-        return lambda request: as_response(method(request, inner))
     return lambda request: method(request, inner)
 
 
 def _wrap_async(
     m: AgentMiddleware, hook: str, inner: Callable[[Any], Awaitable[Any]]
 ) -> Callable[[Any], Awaitable[Any]]:
+    """`inner` wrapped by `m`'s async `hook` (`wrap_tool_call`)."""
     sync, is_async = overrides(m, hook)
     if is_async or not sync:
         method = getattr(m, "a" + hook)
-        if hook != "wrap_model_call":
-            return lambda request: method(request, inner)
-
-        async def normalized(request: Any) -> Any:
-            return as_response(await method(request, inner))
-
-        return normalized
+        return lambda request: method(request, inner)
 
     async def run_sync(request: Any) -> Any:  # a sync wrapper on the async path: its handler
         raise NotImplementedError(  # would have to block on the async inner call

@@ -17,6 +17,11 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, cast
 
 from actloop.agents import _interrupts, _threads
+from actloop.agents._compose import ComposedResponse as _ComposedExtendedModelResponse
+from actloop.agents._compose import (
+    chain_async_model_call_handlers as _chain_async_model_call_handlers,
+)
+from actloop.agents._compose import chain_model_call_handlers as _chain_model_call_handlers
 from actloop.agents._graph import GraphRun, GraphSpec, ToolNode, add_messages
 from actloop.agents._models import chat_model
 from actloop.agents._structured import StructuredOutput
@@ -26,6 +31,9 @@ from actloop.agents.middleware.types import AgentMiddleware, Runtime, overrides
 from actloop.messages import SystemMessage
 
 __all__ = ["CompiledAgent", "create_agent"]
+
+# LangChain's private names of the `wrap_model_call` chain (its tests import them from here)
+_ = (_ComposedExtendedModelResponse, _chain_async_model_call_handlers, _chain_model_call_handlers)
 
 DEFAULT_RECURSION_LIMIT = 10007
 """LangGraph 1.2's default `recursion_limit` (nodes a run may take)."""
