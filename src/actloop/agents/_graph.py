@@ -60,6 +60,34 @@ INVOCATION_ERROR = (
     " Please fix the error and try again."
 )
 LATE = "Error: the run's max_execution_time passed before this tool call finished."
+DYNAMIC_TOOL = "__actloop_dynamic_tool__"
+"""The loop's name for calls of tools `create_agent` was not given (middleware's dynamic tools,
+run by its `wrap_tool_call`): one `DynamicToolNode` takes them all, the call names the tool."""
+DYNAMIC_TOOL_ERROR = """
+Middleware added tools that the agent doesn't know how to execute.
+
+Unknown tools: {unknown_tool_names}
+Registered tools: {available_tool_names}
+
+This happens when middleware modifies `request.tools` in `wrap_model_call` to include
+tools that weren't passed to `create_agent()`.
+
+How to fix this:
+
+Option 1: Register tools at agent creation (recommended for most cases)
+    Pass the tools to `create_agent(tools=[...])` or set them on `middleware.tools`.
+    This makes tools available for every agent invocation.
+
+Option 2: Handle dynamic tools in middleware (for tools created at runtime)
+    Implement `wrap_tool_call` to execute tools that are added dynamically:
+
+    class MyMiddleware(AgentMiddleware):
+        def wrap_tool_call(self, request, handler):
+            if request.tool_call["name"] == "dynamic_tool":
+                # Execute the dynamic tool yourself or override with tool instance
+                return handler(request.override(tool=my_dynamic_tool))
+            return handler(request)
+""".strip()
 
 Effect = tuple[str, Any, Any]
 """("node", middleware, hook name) or ("model", request, None)."""
@@ -447,9 +475,17 @@ class GraphRun(BaseMultiActionAgent):
             self._step()
             last = self._last_ai()
             assert last is not None
-            return [ToolAgentAction(c["name"], c, "", [last], c["id"]) for c in pending]
+            return [ToolAgentAction(self._runner(c), c, "", [last], c["id"]) for c in pending]
         yield from self._nodes("after_agent", hooks["after_agent"][::-1], jumps=False)
         return self._finished()
+
+    def _runner(self, call: dict[str, Any]) -> str:
+        """The loop's tool for `call`: its own, or, for a tool `create_agent` was not given
+        when middleware wraps tool calls, the dynamic tool node (else the loop's unknown tool)."""
+        name: str = call["name"]
+        if name in self.spec.tools or not self.spec.tool_wrappers:
+            return name
+        return DYNAMIC_TOOL
 
     def _pause(self, when: str, node: str, to: str) -> str:
         """Pause here (raise `_Paused`) if the run is to stop `when` ("before"/"after") `node`
@@ -588,7 +624,22 @@ class GraphRun(BaseMultiActionAgent):
             from actloop.runnables._foreign import adopt
 
             model = adopt(model)
+        if not self.spec.tool_wrappers:
+            self._check_known(request.tools)
         return self.spec.structured.bind(request, model)
+
+    def _check_known(self, tools: list[Any]) -> None:
+        """LangChain's error for tools a middleware added that no `wrap_tool_call` can run
+        (provider tools, given as dicts, are the provider's)."""
+        unknown = [
+            t.name for t in tools if not isinstance(t, dict) and t.name not in self.spec.tools
+        ]
+        if unknown:
+            raise ValueError(
+                DYNAMIC_TOOL_ERROR.format(
+                    unknown_tool_names=unknown, available_tool_names=sorted(self.spec.tools)
+                )
+            )
 
     def _prompt(self, request: ModelRequest) -> list[BaseMessage]:
         if request.system_message is None:
@@ -767,14 +818,16 @@ def _wrap_async(
 class ToolNode:
     """One tool as the loop runs it in a `create_agent` agent: its input is the model's tool
     call; it runs the `wrap_tool_call` chain around the tool and returns LangGraph's
-    `ToolMessage` (argument errors become the model's error message; other errors raise)."""
+    `ToolMessage` (argument errors become the model's error message; other errors raise).
+    `ToolNode(None, run)` takes calls of tools the agent was not given (`DYNAMIC_TOOL`): the
+    chain's `request.tool` is None until a middleware sets one."""
 
     return_direct = False
     """The graph decides return_direct itself (after the whole step), never the loop."""
 
     def __init__(self, tool: Any, run: GraphRun) -> None:
         self.tool = tool
-        self.name: str = tool.name
+        self.name: str = DYNAMIC_TOOL if tool is None else tool.name
         self.owner = run
         from actloop.agents.middleware.human_in_the_loop import gated
 
@@ -795,9 +848,17 @@ class ToolNode:
         )
         return ToolCallRequest(call, self.tool, run.state, tool_runtime)
 
+    def _unknown(self, call: dict[str, Any]) -> ToolMessage:
+        """LangGraph's answer to a call of a tool nobody provided."""
+        names = ", ".join(self.owner.spec.tools)
+        text = INVALID_TOOL.format(requested_tool=call["name"], available_tools=names)
+        return ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")
+
     def run(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
         def execute(request: ToolCallRequest) -> Any:
             call = request.tool_call
+            if request.tool is None:
+                return self._unknown(call)
             invalid = _invalid(request.tool, call)
             if invalid is not None:
                 return invalid
@@ -819,6 +880,8 @@ class ToolNode:
     async def arun(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
         async def execute(request: ToolCallRequest) -> Any:
             call = request.tool_call
+            if request.tool is None:
+                return self._unknown(call)
             invalid = _invalid(request.tool, call)
             if invalid is not None:
                 return invalid

@@ -28,12 +28,18 @@ from actloop.agents._structured import StructuredOutput
 from actloop.agents._threads import StateSnapshot
 from actloop.agents.middleware.human_in_the_loop import paused_node
 from actloop.agents.middleware.types import AgentMiddleware, Runtime, overrides
+from actloop.agents.middleware.types import can_jump_to as _get_can_jump_to
 from actloop.messages import SystemMessage
 
 __all__ = ["CompiledAgent", "create_agent"]
 
 # LangChain's private names of the `wrap_model_call` chain (its tests import them from here)
-_ = (_ComposedExtendedModelResponse, _chain_async_model_call_handlers, _chain_model_call_handlers)
+_ = (
+    _ComposedExtendedModelResponse,
+    _chain_async_model_call_handlers,
+    _chain_model_call_handlers,
+    _get_can_jump_to,
+)
 
 DEFAULT_RECURSION_LIMIT = 10007
 """LangGraph 1.2's default `recursion_limit` (nodes a run may take)."""
@@ -189,6 +195,8 @@ class CompiledAgent:
         runtime.stream_writer = lambda chunk: run.emit("custom", chunk)
         run.durable = durable
         tools: list[Any] = [ToolNode(t, run) for t in self.spec.tools.values()]
+        if self.spec.tool_wrappers:  # tools middleware adds, which its wrap_tool_call runs
+            tools.append(ToolNode(None, run))
         if durable and (self.spec.interrupt_before or self.spec.interrupt_after):
             tools.append(_interrupts.PauseNode())
         executor = AgentExecutor(

@@ -223,6 +223,10 @@ class AgentMiddleware:
     run_state: ClassVar[tuple[str, ...]] = ()
     """State keys every run starts without (LangGraph's `UntrackedValue`)."""
 
+    def __class_getitem__(cls, item: Any) -> type[AgentMiddleware]:
+        """`AgentMiddleware[State, Context]` as a base, as LangChain's generic class allows."""
+        return cls
+
     @property
     def name(self) -> str:
         """The middleware's name (its class name unless overridden)."""
@@ -406,7 +410,7 @@ def dynamic_prompt(func: Callable[..., Any]) -> AgentMiddleware:
             return await handler(prompted(request, await func(request)))
         return await handler(prompted(request, func(request)))
 
-    attrs: dict[str, Any] = {"awrap_model_call": async_wrap}
+    attrs: dict[str, Any] = {"awrap_model_call": async_wrap, "tools": []}
     if not is_async:
         attrs["wrap_model_call"] = sync_wrap
     cls = type(getattr(func, "__name__", "DynamicPromptMiddleware"), (AgentMiddleware,), attrs)
