@@ -38,6 +38,7 @@ from actloop.agents.middleware.types import (
     ToolCallRequest,
     ToolRuntime,
     can_jump_to,
+    omitted_keys,
     overrides,
 )
 from actloop.agents.types import (
@@ -211,9 +212,14 @@ class GraphSpec:
     """State keys left out of a run's output (middleware's private state)."""
     untracked: frozenset[str] = frozenset()
     """State keys no run keeps (middleware's per-run state)."""
+    no_input: frozenset[str] = frozenset()
+    """State keys an input may not set (`OmitFromInput`, `PrivateStateAttr` annotations)."""
 
     def __post_init__(self) -> None:
-        self.private = frozenset(k for m in self.middleware for k in m.private_state)
+        marked = [omitted_keys(m.state_schema) for m in self.middleware]
+        self.no_input = frozenset(k for no_input, _ in marked for k in no_input)
+        private = (k for m in self.middleware for k in m.private_state)
+        self.private = frozenset([*private, *(k for _, no_output in marked for k in no_output)])
         self.untracked = frozenset(k for m in self.middleware for k in m.run_state)
         for hook in ("before_agent", "before_model", "after_model", "after_agent"):
             self.hooks[hook] = [m for m in self.middleware if any(overrides(m, hook))]

@@ -247,6 +247,9 @@ class CompiledAgent:
         self, input: Any, config: dict[str, Any] | None, context: Any, turn: _threads.Turn | None
     ) -> _Call:
         run_config = {k: v for k, v in (config or {}).items() if k != "recursion_limit"}
+        if isinstance(input, dict) and self.spec.no_input:  # keys the input schema lacks
+            no_input = self.spec.no_input
+            input = {k: v for k, v in cast("dict[str, Any]", input).items() if k not in no_input}
         if turn is not None:
             input = turn.input(input)
             configurable: dict[str, Any] = dict(run_config.get("configurable") or {})

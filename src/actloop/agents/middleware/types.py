@@ -14,7 +14,9 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Generic, Literal, TypedDict, TypeVar
+from typing import Any, ClassVar, Generic, Literal
+
+from typing_extensions import TypedDict, TypeVar
 
 from actloop.messages import AIMessage, BaseMessage, SystemMessage
 
@@ -46,7 +48,7 @@ __all__ = [
 
 JumpTo = Literal["tools", "model", "end"]
 HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
-ResponseT = TypeVar("ResponseT")
+ResponseT = TypeVar("ResponseT", default=Any)
 """The structured response's type (LangChain's type parameter)."""
 
 
@@ -64,12 +66,28 @@ OmitFromOutput = OmitFromSchema(input=False, output=True)
 PrivateStateAttr = OmitFromSchema(input=True, output=True)
 
 
-class AgentState(TypedDict, total=False):
+class AgentState(TypedDict, Generic[ResponseT], total=False):
     """The agent's state: its messages (plus what a `state_schema` or middleware adds)."""
 
     messages: list[BaseMessage]
     jump_to: JumpTo | None
     structured_response: Any
+
+
+def omitted_keys(schema: Any) -> tuple[set[str], set[str]]:
+    """The keys of a state schema annotated `OmitFromInput` / `OmitFromOutput` /
+    `PrivateStateAttr`: (left out of the input, left out of the output)."""
+    no_input: set[str] = set()
+    no_output: set[str] = set()
+    for klass in reversed(getattr(schema, "__mro__", ())):
+        for key, hint in vars(klass).get("__annotations__", {}).items():
+            for mark in getattr(hint, "__metadata__", ()):
+                if isinstance(mark, OmitFromSchema):
+                    if mark.input:
+                        no_input.add(key)
+                    if mark.output:
+                        no_output.add(key)
+    return no_input, no_output
 
 
 class InputAgentState(TypedDict):
@@ -78,7 +96,7 @@ class InputAgentState(TypedDict):
     messages: list[Any]
 
 
-class OutputAgentState(TypedDict, total=False):
+class OutputAgentState(TypedDict, Generic[ResponseT], total=False):
     """What a run gives: its messages and structured response."""
 
     messages: list[BaseMessage]
