@@ -133,9 +133,43 @@ class Turn:
 
             interrupts = tuple(interrupts_of(self.spec, last.pending, last.inputs))
             next_node = paused_node(self.spec) or next_node
-        return StateSnapshot(
-            dict(last.inputs), (next_node,), config, None, None, None, (), interrupts
+        values = paused_values(self.spec, last)
+        return StateSnapshot(values, (next_node,), config, None, None, None, (), interrupts)
+
+
+def _act(call_id: Any) -> int:
+    """The step of a journal call id (`"{step}-{index}"`)."""
+    return int(str(call_id).split("-", 1)[0])
+
+
+def paused_values(spec: Any, last: ThreadHistory) -> dict[str, Any]:
+    """The state a paused turn stopped at, as LangGraph's snapshot shows it: the turn's input,
+    the model turns and tool results of its finished steps, then the messages of the step
+    waiting (the model's calls, not yet run), replayed as a resumed run replays them."""
+    from actloop.agents._graph import GraphRun
+    from actloop.agents.middleware.types import Runtime
+    from actloop.steps import ToolAgentAction
+
+    waiting = min((_act(p["id"]) for p in last.pending), default=None)
+    run = GraphRun(spec, Runtime(), 0, {})
+    steps = [
+        (
+            ToolAgentAction(c.tool, c.tool_input, "", c.message_log, _call_id(c.tool_input)),
+            c.observation,
         )
+        for c in last.calls
+        if c.finished and (waiting is None or _act(c.id) < waiting)
+    ]
+    run._absorb(steps, dict(last.inputs))  # pyright: ignore[reportPrivateUsage]
+    for call in last.calls:
+        if waiting is not None and _act(call.id) == waiting:
+            run._restore(call.message_log)  # pyright: ignore[reportPrivateUsage]
+    return cast("dict[str, Any]", run._finished().return_values)  # pyright: ignore[reportPrivateUsage]
+
+
+def _call_id(tool_input: Any) -> str:
+    """The model's id of a planned call (its input is the model's tool call)."""
+    return str(tool_input.get("id", "")) if isinstance(tool_input, dict) else ""
 
 
 def _static(pending: list[dict[str, Any]]) -> bool:
