@@ -353,6 +353,15 @@ class GraphRun(BaseMultiActionAgent):
         self.mark = len(self.state["messages"])
         return answered
 
+    def replay(
+        self, steps: list[tuple[Any, Any]], inputs: dict[str, Any], waiting: list[Any]
+    ) -> dict[str, Any]:
+        """The state a paused turn stopped at: its input and journaled `steps` replayed as a
+        resumed run replays them, then the waiting step's messages (`waiting`)."""
+        self._absorb(steps, inputs)
+        self._restore(waiting)
+        return cast("dict[str, Any]", self._finished().return_values)
+
     def _begin(self, inputs: dict[str, Any]) -> None:
         """The state a run starts from: its inputs (an earlier turn's structured response typed
         again)."""

@@ -160,11 +160,13 @@ def paused_values(spec: Any, last: ThreadHistory) -> dict[str, Any]:
         for c in last.calls
         if c.finished and (waiting is None or _act(c.id) < waiting)
     ]
-    run._absorb(steps, dict(last.inputs))  # pyright: ignore[reportPrivateUsage]
-    for call in last.calls:
-        if waiting is not None and _act(call.id) == waiting:
-            run._restore(call.message_log)  # pyright: ignore[reportPrivateUsage]
-    return cast("dict[str, Any]", run._finished().return_values)  # pyright: ignore[reportPrivateUsage]
+    waiting_log = [
+        m
+        for c in last.calls
+        if waiting is not None and _act(c.id) == waiting
+        for m in c.message_log
+    ]
+    return run.replay(steps, dict(last.inputs), waiting_log)
 
 
 def _call_id(tool_input: Any) -> str:
