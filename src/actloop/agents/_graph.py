@@ -50,6 +50,8 @@ from actloop.agents.types import (
 from actloop.executor import BaseMultiActionAgent
 from actloop.messages import AIMessage, BaseMessage, RemoveMessage, SystemMessage, ToolMessage
 from actloop.steps import AgentFinish, ToolAgentAction
+from actloop.tools import InjectedState, InjectedStore, InjectedToolCallId
+from actloop.tools._injected import injected_fields, injected_params
 from actloop.tools._validate import InvalidArguments
 
 __all__ = ["GraphRun", "GraphSpec", "ToolNode", "add_messages"]
@@ -215,8 +217,12 @@ class GraphSpec:
     no_input: frozenset[str] = frozenset()
     """State keys an input may not set (`OmitFromInput`, `PrivateStateAttr` annotations)."""
 
+    state_schema: Any = None
+    """`create_agent`'s own `state_schema` (its annotated keys count as middleware's do)."""
+
     def __post_init__(self) -> None:
-        marked = [omitted_keys(m.state_schema) for m in self.middleware]
+        schemas = [m.state_schema for m in self.middleware]
+        marked = [omitted_keys(schema) for schema in [*schemas, self.state_schema]]
         self.no_input = frozenset(k for no_input, _ in marked for k in no_input)
         private = (k for m in self.middleware for k in m.private_state)
         self.private = frozenset([*private, *(k for _, no_output in marked for k in no_output)])
@@ -874,10 +880,11 @@ class ToolNode:
             call = request.tool_call
             if request.tool is None:
                 return self._unknown(call)
-            invalid = _invalid(request.tool, call)
+            args = _with_injected(request)
+            invalid = _invalid(request.tool, call, args)
             if invalid is not None:
                 return invalid
-            return request.tool.run(call["args"], tool_call_id=call["id"], **_tool_kwargs(kwargs))
+            return request.tool.run(args, tool_call_id=call["id"], **_tool_kwargs(kwargs))
 
         handler: Callable[[Any], Any] = execute
         for m in reversed(self.owner.spec.tool_wrappers):
@@ -897,12 +904,11 @@ class ToolNode:
             call = request.tool_call
             if request.tool is None:
                 return self._unknown(call)
-            invalid = _invalid(request.tool, call)
+            args = _with_injected(request)
+            invalid = _invalid(request.tool, call, args)
             if invalid is not None:
                 return invalid
-            return await request.tool.arun(
-                call["args"], tool_call_id=call["id"], **_tool_kwargs(kwargs)
-            )
+            return await request.tool.arun(args, tool_call_id=call["id"], **_tool_kwargs(kwargs))
 
         handler: Callable[[Any], Awaitable[Any]] = execute
         for m in reversed(self.owner.spec.tool_wrappers):
@@ -924,27 +930,61 @@ def _tool_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if k in ("callbacks", "config")}
 
 
-def _invalid(tool: Any, call: dict[str, Any]) -> ToolMessage | None:
+def _injected(tool: Any) -> dict[str, Any]:
+    """The tool's injected arguments: from its pydantic args schema, or, for a JSON schema
+    dict, from its function's signature."""
+    schema = getattr(tool, "args_schema", None)
+    if isinstance(schema, dict):
+        return injected_params(getattr(tool, "func", None) or getattr(tool, "coroutine", None))
+    return injected_fields(schema)
+
+
+def _with_injected(request: ToolCallRequest) -> dict[str, Any]:
+    """The call's arguments with the tool's injected ones filled in (`ToolRuntime`,
+    `InjectedState`, `InjectedToolCallId`, `InjectedStore`), as LangGraph's ToolNode fills them."""
+    call = request.tool_call
+    injected = _injected(request.tool)
+    if not injected:
+        return call["args"]
+    args = dict(call["args"])
+    runtime: Any = request.runtime
+    for name, kind in injected.items():
+        if kind == "runtime":
+            args[name] = runtime
+        elif isinstance(kind, InjectedState):
+            args[name] = request.state if kind.field is None else request.state[kind.field]
+        elif isinstance(kind, InjectedToolCallId):
+            args[name] = call["id"]
+        elif isinstance(kind, InjectedStore):
+            args[name] = getattr(runtime, "store", None)
+    return args
+
+
+def _invalid(tool: Any, call: dict[str, Any], args: dict[str, Any]) -> ToolMessage | None:
     """LangGraph's message when the call's arguments fail the tool's schema (a tool that
     handles its own validation errors, `handle_validation_error`, answers them itself)."""
     check = getattr(tool, "_to_args_and_kwargs", None)
     if check is None or getattr(tool, "handle_validation_error", False):
         return None
     try:
-        check(call["args"], call["id"])
+        check(args, call["id"])
     except InvalidArguments as exc:
-        return _invocation_error(call, exc)
+        return _invocation_error(call, exc, frozenset(_injected(tool)))
     return None
 
 
-def _invocation_error(call: dict[str, Any], exc: InvalidArguments) -> ToolMessage:
-    """LangGraph's `ToolInvocationError` message for arguments that failed validation."""
+def _invocation_error(
+    call: dict[str, Any], exc: InvalidArguments, injected: frozenset[str] = frozenset()
+) -> ToolMessage:
+    """LangGraph's `ToolInvocationError` message for arguments that failed validation (errors
+    of arguments the agent injects are not the model's: left out)."""
     cause = exc.cause
     errors = getattr(cause, "errors", None)
     if callable(errors):
         lines = [
             ".".join(str(p) for p in e.get("loc", ())) + ": " + str(e.get("msg", "Unknown error"))
             for e in cast("list[dict[str, Any]]", errors())
+            if not (e.get("loc") and e["loc"][0] in injected)
         ]
         detail = "\n".join(lines)
     else:

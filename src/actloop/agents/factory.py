@@ -156,6 +156,7 @@ def create_agent(
         has_tool_node=bool(all_tools) or any(overrides_tool_call(m) for m in middleware),
         interrupt_before=_interrupts.validated(interrupt_before, middleware),
         interrupt_after=_interrupts.validated(interrupt_after, middleware),
+        state_schema=state_schema,
     )
     if (spec.interrupt_before or spec.interrupt_after) and paused_node(spec) is not None:
         raise NotImplementedError(

@@ -23,6 +23,16 @@ from actloop.messages._types import (
 AnyMessage = BaseMessage
 """Any message (langchain-core's union of the message classes)."""
 
+
+def __getattr__(name: str) -> object:
+    """`TextContentBlock`, built when first asked for (a TypedDict costs import time)."""
+    if name == "TextContentBlock":
+        from actloop.messages._blocks import TextContentBlock
+
+        return TextContentBlock
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "AIMessage",
     "AIMessageChunk",
@@ -34,6 +44,7 @@ __all__ = [
     "InvalidToolCall",
     "RemoveMessage",
     "SystemMessage",
+    "TextContentBlock",
     "ToolCall",
     "ToolCallChunk",
     "ToolMessage",

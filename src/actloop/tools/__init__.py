@@ -8,6 +8,13 @@ and a tool function's `RunnableConfig` parameter receives the run's config (SPEC
 from actloop.exceptions import ToolException
 from actloop.tools._agent_tools import ExceptionTool, InvalidTool
 from actloop.tools._base import ArgsSchema, BaseTool
+from actloop.tools._injected import (
+    InjectedState,
+    InjectedStore,
+    InjectedToolArg,
+    InjectedToolCallId,
+    ToolRuntime,
+)
 from actloop.tools._openai import convert_to_openai_function, convert_to_openai_tool
 from actloop.tools._structured import StructuredTool, Tool, tool
 from actloop.tools.categories import ToolCategories
@@ -17,11 +24,16 @@ __all__ = [
     "ArgsSchema",
     "BaseTool",
     "ExceptionTool",
+    "InjectedState",
+    "InjectedStore",
+    "InjectedToolArg",
+    "InjectedToolCallId",
     "InvalidTool",
     "StructuredTool",
     "Tool",
     "ToolCategories",
     "ToolException",
+    "ToolRuntime",
     "convert_to_openai_function",
     "convert_to_openai_tool",
     "render_text_description",

@@ -9,19 +9,19 @@ subclassed strings.
 
 from typing import Any
 
-from actloop.messages import HumanMessage, ToolMessage
-
 from _lc_any_str import AnyStr
 
+from actloop.messages import HumanMessage, ToolMessage
 
-def _AnyIdHumanMessage(**kwargs: Any) -> HumanMessage:  # noqa: N802
+
+def _AnyIdHumanMessage(**kwargs: Any) -> HumanMessage:
     """Create a human message with an any id field."""
     message = HumanMessage(**kwargs)
     message.id = AnyStr()
     return message
 
 
-def _AnyIdToolMessage(**kwargs: Any) -> ToolMessage:  # noqa: N802
+def _AnyIdToolMessage(**kwargs: Any) -> ToolMessage:
     """Create a tool message with an any id field."""
     message = ToolMessage(**kwargs)
     message.id = AnyStr()

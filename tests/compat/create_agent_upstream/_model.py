@@ -6,6 +6,9 @@ from typing import (
     Literal,
 )
 
+from pydantic import BaseModel
+from typing_extensions import override
+
 from actloop.callbacks import CallbackManagerForLLMRun
 from actloop.chat_models import BaseChatModel, LanguageModelInput
 from actloop.messages import (
@@ -16,8 +19,6 @@ from actloop.messages import (
 from actloop.outputs import ChatGeneration, ChatResult
 from actloop.runnables import Runnable
 from actloop.tools import BaseTool
-from pydantic import BaseModel
-from typing_extensions import override
 
 
 class FakeToolCallingModel(BaseChatModel):

@@ -3,13 +3,16 @@
 from collections.abc import Callable
 from typing import Any, TypedDict, cast
 
-from actloop.messages import AIMessage
-from actloop.agents.middleware.types import Runtime
-from actloop.agents.types import Command
-
 from actloop.agents import AgentState
 from actloop.agents.factory import _chain_model_call_handlers, _ComposedExtendedModelResponse
-from actloop.agents.middleware.types import ExtendedModelResponse, ModelRequest, ModelResponse
+from actloop.agents.middleware.types import (
+    ExtendedModelResponse,
+    ModelRequest,
+    ModelResponse,
+    Runtime,
+)
+from actloop.agents.types import Command
+from actloop.messages import AIMessage
 
 
 def create_test_request(**kwargs: Any) -> ModelRequest:

@@ -2,17 +2,15 @@ import sys
 from typing import Annotated, Any
 
 import pytest
-from actloop.messages import HumanMessage
-from actloop.tools import BaseTool
-from langgraph.prebuilt import InjectedStore, ToolRuntime
+from _model import FakeToolCallingModel
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from actloop.agents import AgentState, create_agent
 from actloop.agents.middleware import InputAgentState
-from actloop.tools import InjectedState
+from actloop.messages import HumanMessage
+from actloop.tools import BaseTool, InjectedState, InjectedStore, ToolRuntime
 from actloop.tools import tool as dec_tool
-from _model import FakeToolCallingModel
 
 
 class UserState(AgentState[Any]):
@@ -72,7 +70,7 @@ def test_tool_invocation_error_excludes_injected_state() -> None:
     result = agent.invoke(
         TestInputState(
             messages=[HumanMessage("Test message")],
-            secret_data="sensitive_secret_123",  # noqa: S106
+            secret_data="sensitive_secret_123",
         )
     )
 
@@ -392,7 +390,7 @@ def test_create_agent_error_only_model_controllable_params() -> None:
     result = agent.invoke(
         InputStateWithSecrets(
             messages=[HumanMessage("Create account")],
-            password="super_secret_password_12345",  # noqa: S106
+            password="super_secret_password_12345",
         )
     )
 

@@ -4,16 +4,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, NotRequired
 
 import pytest
-from actloop.messages import (
-    AIMessage,
-    HumanMessage,
-    SystemMessage,
-    ToolMessage,
-)
-from actloop.tools import tool
+from _model import FakeToolCallingModel
 from langgraph.prebuilt.tool_node import ToolCallRequest
-from actloop.agents.middleware.types import Runtime
-from actloop.agents.types import Command
 from typing_extensions import override
 
 from actloop.agents.factory import _get_can_jump_to, create_agent
@@ -24,6 +16,7 @@ from actloop.agents.middleware.types import (
     ModelRequest,
     ModelResponse,
     ResponseT,
+    Runtime,
     after_model,
     before_model,
     dynamic_prompt,
@@ -31,7 +24,14 @@ from actloop.agents.middleware.types import (
     wrap_model_call,
     wrap_tool_call,
 )
-from _model import FakeToolCallingModel
+from actloop.agents.types import Command
+from actloop.messages import (
+    AIMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from actloop.tools import tool
 
 
 class CustomState(AgentState[ResponseT], Generic[ResponseT]):
@@ -554,8 +554,6 @@ def test_get_can_jump_to_only_overridden_methods() -> None:
 
     # Should return can_jump_to from overridden async method
     assert _get_can_jump_to(async_middleware, "after_model") == ["model"]
-
-
 
 
 def test_dynamic_prompt_decorator() -> None:

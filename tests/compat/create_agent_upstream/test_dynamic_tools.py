@@ -9,11 +9,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from actloop.messages import HumanMessage, ToolCall, ToolMessage
-from actloop.tools import tool
-from actloop.checkpoint.memory import InMemorySaver
+from _model import FakeToolCallingModel
 from langgraph.graph.state import CompiledStateGraph
-from actloop.agents.types import Command
 
 from actloop.agents.factory import create_agent
 from actloop.agents.middleware.types import (
@@ -26,7 +23,10 @@ from actloop.agents.middleware.types import (
     OutputAgentState,
     ToolCallRequest,
 )
-from _model import FakeToolCallingModel
+from actloop.agents.types import Command
+from actloop.checkpoint.memory import InMemorySaver
+from actloop.messages import HumanMessage, ToolCall, ToolMessage
+from actloop.tools import tool
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig

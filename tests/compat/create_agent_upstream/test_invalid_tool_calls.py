@@ -1,16 +1,16 @@
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from actloop.callbacks import CallbackManagerForLLMRun
-from actloop.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from actloop.outputs import ChatGeneration, ChatResult
-from actloop.checkpoint.memory import InMemorySaver
+from _model import FakeToolCallingModel
 from pydantic import BaseModel, Field
 
 from actloop.agents import create_agent
 from actloop.agents.structured_output import ToolStrategy
+from actloop.callbacks import CallbackManagerForLLMRun
+from actloop.checkpoint.memory import InMemorySaver
+from actloop.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from actloop.outputs import ChatGeneration, ChatResult
 from actloop.tools import tool
-from _model import FakeToolCallingModel
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from actloop.messages import HumanMessage, ToolMessage
-from actloop.tools import StructuredTool
+from _model import FakeToolCallingModel
 from pydantic import BaseModel, Field
 
 from actloop.agents import create_agent
-from _model import FakeToolCallingModel
+from actloop.messages import HumanMessage, ToolMessage
+from actloop.tools import StructuredTool
 
 
 class ArgsSchema(BaseModel):

@@ -7,8 +7,10 @@ from typing import Any
 from unittest.mock import Mock
 
 import pytest
+
+from actloop.agents import AgentState
+from actloop.agents.middleware.types import ModelRequest, ToolCallRequest
 from actloop.chat_models import BaseChatModel
-from actloop.testing import GenericFakeChatModel
 from actloop.messages import (
     AIMessage,
     AnyMessage,
@@ -16,10 +18,8 @@ from actloop.messages import (
     SystemMessage,
     ToolCall,
 )
+from actloop.testing import GenericFakeChatModel
 from actloop.tools import tool
-
-from actloop.agents import AgentState
-from actloop.agents.middleware.types import ModelRequest, ToolCallRequest
 
 
 @pytest.mark.filterwarnings("error::DeprecationWarning")

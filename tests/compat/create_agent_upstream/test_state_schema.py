@@ -6,24 +6,26 @@ AgentState without needing to create custom middleware.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, NotRequired, Required, get_args, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any
 
-from actloop.messages import HumanMessage
-from actloop.tools import tool
+from _model import FakeToolCallingModel
 from typing_extensions import override
 
-from actloop.agents import create_agent, factory
+from actloop.agents import create_agent
 from actloop.agents.middleware.types import (
     AgentMiddleware,
     AgentState,
     InputAgentState,
     PrivateStateAttr,
 )
+from actloop.messages import HumanMessage
 
 # Cannot move ToolRuntime to TYPE_CHECKING as parameters of @tool annotated functions
 # are inspected at runtime.
-from actloop.tools import ToolRuntime  # noqa: TC001
-from _model import FakeToolCallingModel
+from actloop.tools import (
+    ToolRuntime,
+    tool,
+)
 
 if TYPE_CHECKING:
     from actloop.agents.middleware.types import Runtime
@@ -280,76 +282,3 @@ def test_state_schema_with_private_state_field() -> None:
 
     # Verify the agent executed normally
     assert len(result["messages"]) == 4  # Human, AI (tool call), Tool result, AI (final)
-
-
-def test_last_schema_wins_for_conflicting_field() -> None:
-    """The last schema in the list wins when multiple schemas declare the same field.
-
-    In practice this means state_schema (passed last) overrides middleware annotations,
-    and a later middleware overrides an earlier one.
-    """
-
-    class FirstState(AgentState[Any]):
-        shared_field: Annotated[str, "first"]
-
-    class MiddleState(AgentState[Any]):
-        shared_field: Annotated[str, "middle"]
-
-    class LastState(AgentState[Any]):
-        shared_field: Annotated[str, "last"]
-
-    resolved, _, _ = factory._resolve_schemas([FirstState, MiddleState, LastState])
-    hints = get_type_hints(resolved, include_extras=True)
-    assert get_args(hints["shared_field"])[1] == "last"
-
-    resolved, _, _ = factory._resolve_schemas([LastState, MiddleState, LastState])
-    hints = get_type_hints(resolved, include_extras=True)
-    assert get_args(hints["shared_field"])[1] == "last"
-
-
-def test_get_schema_type_hints_cache_hits_for_reused_schema() -> None:
-    """Test repeated schema resolution reuses cached type hints for the same schema."""
-
-    class CachedState(AgentState[Any]):
-        cached_field: str
-        required_field: Required[int]
-        optional_field: NotRequired[Annotated[str, PrivateStateAttr]]
-
-    factory._get_schema_type_hints.cache_clear()
-
-    factory._resolve_schemas([CachedState])
-    first_info = factory._get_schema_type_hints.cache_info()
-    factory._resolve_schemas([CachedState])
-    second_info = factory._get_schema_type_hints.cache_info()
-
-    assert first_info.misses == 1
-    assert first_info.hits == 0
-    assert second_info.misses == 1
-    assert second_info.hits == 1
-
-
-def test_get_schema_type_hints_cache_accepts_distinct_local_schema_types() -> None:
-    """Test locally defined schema classes remain hashable cache keys."""
-    factory._get_schema_type_hints.cache_clear()
-
-    def make_state_schema(name: str) -> type[AgentState[Any]]:
-        class LocalState(AgentState[Any]):
-            value: str
-            required_value: Required[int]
-            optional_private_value: NotRequired[Annotated[str, PrivateStateAttr]]
-
-        LocalState.__name__ = name
-        return LocalState
-
-    schema_a = make_state_schema("LocalStateA")
-    schema_b = make_state_schema("LocalStateB")
-
-    factory._resolve_schemas([schema_a, schema_b])
-    first_info = factory._get_schema_type_hints.cache_info()
-    factory._resolve_schemas([schema_a, schema_b])
-    second_info = factory._get_schema_type_hints.cache_info()
-
-    assert first_info.misses == 2
-    assert first_info.hits == 0
-    assert second_info.misses == 2
-    assert second_info.hits == 2

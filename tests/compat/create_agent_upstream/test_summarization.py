@@ -5,44 +5,38 @@ from unittest.mock import patch
 
 import pytest
 from _lc_model import FakeToolCallingModel
-from actloop.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from actloop.models import ContextOverflowError
 from langchain_core.language_models import ModelProfile
 from langchain_core.language_models.base import (
     LangSmithParams,
     LanguageModelInput,
 )
-from actloop.chat_models import BaseChatModel
 from langchain_core.messages import AnyMessage, MessageLikeRepresentation
-from actloop.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 from pydantic import Field
 from typing_extensions import override
 
 from actloop.agents import AgentState
+from actloop.agents.middleware._tokens import count_tokens_approximately
 from actloop.agents.middleware.summarization import (
     ContextSize,
     SummarizationMiddleware,
     TriggerClause,
     _provider_matches,
 )
+from actloop.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from actloop.chat_models import BaseChatModel
 from actloop.messages import (
     AIMessage,
     BaseMessage,
     HumanMessage,
     RemoveMessage,
     ToolMessage,
+    get_buffer_string,
 )
-
 from actloop.models import AuthenticationError as ModelAuthenticationError
-from actloop.testing import GenericFakeChatModel
-from actloop.checkpoint.memory import InMemorySaver
-from actloop.agents import create_agent
-from actloop.agents.types import REMOVE_ALL_MESSAGES
-from actloop.messages import get_buffer_string
-from actloop.agents.middleware._tokens import count_tokens_approximately
-from langchain_core.runnables import RunnableLambda
+from actloop.models import ContextOverflowError
+from actloop.outputs import ChatGeneration, ChatResult
 
 OPENAI_TEST_MODEL = "gpt-5.5"
 
@@ -116,8 +110,6 @@ class ProfileProviderChatModel(ProfileChatModel):
     @override
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         return LangSmithParams(ls_provider="mock", ls_model_type="chat")
-
-
 
 
 def test_summarization_middleware_no_summarization_cases() -> None:
@@ -460,8 +452,6 @@ async def test_summarization_middleware_abefore_model_raises_on_summary_failure(
     assert state["messages"] == messages
 
 
-
-
 def test_summarization_middleware_trim_limit_none_keeps_all_messages() -> None:
     """Verify disabling trim limit preserves full message sequence."""
     messages: list[AnyMessage] = [HumanMessage(content=str(i)) for i in range(10)]
@@ -638,8 +628,6 @@ def test_summarization_middleware_missing_profile() -> None:
         _ = SummarizationMiddleware(
             model=MockChatModel(), trigger=("fraction", 0.5), keep=("messages", 1)
         )
-
-
 
 
 async def test_summarization_middleware_full_workflow_async() -> None:
@@ -1980,7 +1968,7 @@ class PromptCapturingModel(BaseChatModel):
 
 
 @pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
-async def test_create_summary_preserves_image_urls(use_async: bool) -> None:  # noqa: FBT001
+async def test_create_summary_preserves_image_urls(use_async: bool) -> None:
     """Test that URL-backed image content is serialized into the summary prompt."""
     model = PromptCapturingModel()
     middleware = SummarizationMiddleware(model=model, trigger=("tokens", 1000))
@@ -2005,8 +1993,6 @@ async def test_create_summary_preserves_image_urls(use_async: bool) -> None:  # 
     assert isinstance(prompt, str)
     # Preserve the URL in the serialized history passed to the summarizer.
     assert image_url in prompt
-
-
 
 
 def test_provider_matches() -> None:
@@ -2178,13 +2164,6 @@ class ConfigCapturingModel(BaseChatModel):
         return "config-capturing"
 
 
-
-
-
-
-
-
-
 def test_summarizer_replaces_model_call() -> None:
     """A `summarizer` writes the summary; the model and `summary_prompt` are not used."""
     received: list[list[AnyMessage]] = []
@@ -2232,8 +2211,6 @@ def test_summarizer_receives_trimmed_messages() -> None:
 
     trim.assert_called_once_with(messages)
     assert received == [messages[-2:]]
-
-
 
 
 async def test_summarizer_async() -> None:
@@ -2331,8 +2308,6 @@ def test_chat_model_summarizer_keeps_profile_of_model() -> None:
 
     assert middleware._get_profile_limits() == 1000
     assert middleware.model is not summary_model
-
-
 
 
 def test_chat_model_summarizer_does_not_retry_non_retryable_errors() -> None:

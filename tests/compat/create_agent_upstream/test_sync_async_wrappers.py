@@ -10,14 +10,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from actloop.messages import HumanMessage, ToolCall, ToolMessage
-from actloop.tools import tool
-from actloop.checkpoint.memory import InMemorySaver
-from actloop.agents.types import Command
+from _model import FakeToolCallingModel
 
 from actloop.agents.factory import create_agent
 from actloop.agents.middleware.types import AgentMiddleware, ToolCallRequest, wrap_tool_call
-from _model import FakeToolCallingModel
+from actloop.agents.types import Command
+from actloop.checkpoint.memory import InMemorySaver
+from actloop.messages import HumanMessage, ToolCall, ToolMessage
+from actloop.tools import tool
 
 
 @tool

@@ -4,9 +4,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from actloop.messages import HumanMessage, ToolMessage
-from actloop.tools import tool
-from actloop.tools import BaseTool
+from _model import FakeToolCallingModel
 
 from actloop.agents.factory import create_agent
 from actloop.agents.middleware.types import (
@@ -17,7 +15,8 @@ from actloop.agents.middleware.types import (
     ModelRequest,
     ModelResponse,
 )
-from _model import FakeToolCallingModel
+from actloop.messages import HumanMessage, ToolMessage
+from actloop.tools import BaseTool, tool
 
 
 def test_model_request_tools_are_base_tools() -> None:

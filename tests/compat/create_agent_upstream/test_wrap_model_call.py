@@ -10,16 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from actloop.callbacks import (
-    AsyncCallbackManagerForLLMRun,
-    CallbackManagerForLLMRun,
-)
-from actloop.chat_models import BaseChatModel
-from actloop.testing import GenericFakeChatModel
-from actloop.messages import AIMessage, BaseMessage, HumanMessage
-from actloop.outputs import ChatResult
-from actloop.tools import tool
-from actloop.agents.middleware.types import Runtime
+from _model import FakeToolCallingModel
 from typing_extensions import TypedDict, override
 
 from actloop.agents import AgentState, create_agent
@@ -28,9 +19,18 @@ from actloop.agents.middleware.types import (
     ModelCallResult,
     ModelRequest,
     ModelResponse,
+    Runtime,
     wrap_model_call,
 )
-from _model import FakeToolCallingModel
+from actloop.callbacks import (
+    AsyncCallbackManagerForLLMRun,
+    CallbackManagerForLLMRun,
+)
+from actloop.chat_models import BaseChatModel
+from actloop.messages import AIMessage, BaseMessage, HumanMessage
+from actloop.outputs import ChatResult
+from actloop.testing import GenericFakeChatModel
+from actloop.tools import tool
 
 
 class TestBasicWrapModelCall:

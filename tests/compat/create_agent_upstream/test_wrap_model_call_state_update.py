@@ -8,10 +8,6 @@ updates through graph reducers (e.g. add_messages for messages).
 from collections.abc import Awaitable, Callable
 
 import pytest
-from actloop.testing import GenericFakeChatModel
-from actloop.messages import AIMessage, HumanMessage
-from actloop.agents.types import InvalidUpdateError
-from actloop.agents.types import Command
 from typing_extensions import override
 
 from actloop.agents import AgentState, create_agent
@@ -22,6 +18,9 @@ from actloop.agents.middleware.types import (
     ModelResponse,
     wrap_model_call,
 )
+from actloop.agents.types import Command, InvalidUpdateError
+from actloop.messages import AIMessage, HumanMessage
+from actloop.testing import GenericFakeChatModel
 
 
 class TestBasicCommand:

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Generic, Literal
 from typing_extensions import TypedDict, TypeVar
 
 from actloop.messages import AIMessage, BaseMessage, SystemMessage
+from actloop.tools import ToolRuntime
 
 __all__ = [
     "AgentMiddleware",
@@ -77,16 +78,23 @@ class AgentState(TypedDict, Generic[ResponseT], total=False):
 def omitted_keys(schema: Any) -> tuple[set[str], set[str]]:
     """The keys of a state schema annotated `OmitFromInput` / `OmitFromOutput` /
     `PrivateStateAttr`: (left out of the input, left out of the output)."""
+    import typing
+
     no_input: set[str] = set()
     no_output: set[str] = set()
-    for klass in reversed(getattr(schema, "__mro__", ())):
-        for key, hint in vars(klass).get("__annotations__", {}).items():
-            for mark in getattr(hint, "__metadata__", ()):
-                if isinstance(mark, OmitFromSchema):
-                    if mark.input:
-                        no_input.add(key)
-                    if mark.output:
-                        no_output.add(key)
+    if schema is None:
+        return no_input, no_output
+    try:  # string annotations (`from __future__ import annotations`) resolved
+        hints: dict[str, Any] = typing.get_type_hints(schema, include_extras=True)
+    except (NameError, TypeError):
+        hints = dict(getattr(schema, "__annotations__", {}))
+    for key, hint in hints.items():
+        for mark in getattr(hint, "__metadata__", ()):
+            if isinstance(mark, OmitFromSchema):
+                if mark.input:
+                    no_input.add(key)
+                if mark.output:
+                    no_output.add(key)
     return no_input, no_output
 
 
@@ -115,19 +123,6 @@ class Runtime:
     def __class_getitem__(cls, item: Any) -> type[Runtime]:
         """`Runtime[Context]` in annotations, as LangGraph's generic `Runtime` allows."""
         return cls
-
-
-@dataclass
-class ToolRuntime:
-    """What a tool call's middleware may use besides the call: the state, the run's context,
-    config, store and stream writer, and the call's id (LangChain's `ToolRuntime`)."""
-
-    state: Any
-    context: Any
-    config: dict[str, Any]
-    stream_writer: Callable[[Any], None]
-    tool_call_id: str | None
-    store: Any = None
 
 
 @dataclass(init=False)
@@ -177,6 +172,21 @@ class ModelRequest:
     def system_prompt(self) -> str | None:
         """The system message's text, or None."""
         return None if self.system_message is None else self.system_message.text
+
+    @system_prompt.setter
+    def system_prompt(self, value: str | None) -> None:
+        """Deprecated in LangChain (use `override(system_message=...)`); sets the system
+        message, with LangChain's `DeprecationWarning`."""
+        import warnings
+
+        warnings.warn(
+            "Direct attribute assignment to ModelRequest.system_prompt is deprecated. "
+            "Use request.override(system_message=SystemMessage(...)) instead to create "
+            "a new request with the modified system message.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        self.system_message = None if value is None else SystemMessage(value)
 
     def override(self, **overrides: Any) -> ModelRequest:
         """A copy with `overrides` (`system_prompt=` is turned into a `system_message`)."""
