@@ -211,7 +211,7 @@ class GenericFakeChatModel(BaseChatModel):
         """`_generate`, as langchain-core's default `_agenerate` runs it."""
         return self._generate(messages, stop, None, **kwargs)
 
-    def _stream(
+    def _stream(  # pyright: ignore[reportIncompatibleMethodOverride]  # langchain-core's hook
         self,
         messages: list[BaseMessage],
         stop: list[str] | None = None,

@@ -366,7 +366,7 @@ class GraphRun(BaseMultiActionAgent):
         resumed run replays them, then the waiting step's messages (`waiting`)."""
         self._absorb(steps, inputs)
         self._restore(waiting)
-        return cast("dict[str, Any]", self._finished().return_values)
+        return self._finished().return_values
 
     def _begin(self, inputs: dict[str, Any]) -> None:
         """The state a run starts from: its inputs (an earlier turn's structured response typed

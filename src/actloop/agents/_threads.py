@@ -171,7 +171,9 @@ def paused_values(spec: Any, last: ThreadHistory) -> dict[str, Any]:
 
 def _call_id(tool_input: Any) -> str:
     """The model's id of a planned call (its input is the model's tool call)."""
-    return str(tool_input.get("id", "")) if isinstance(tool_input, dict) else ""
+    if not isinstance(tool_input, dict):
+        return ""
+    return str(cast("dict[str, Any]", tool_input).get("id", ""))
 
 
 def _static(pending: list[dict[str, Any]]) -> bool:

@@ -1,5 +1,7 @@
 """Chat messages shaped like langchain-core's, typed tool calls, and OpenAI dict conversion."""
 
+from typing import TYPE_CHECKING
+
 from actloop.messages._buffer import get_buffer_string
 from actloop.messages._types import (
     AIMessage,
@@ -19,6 +21,9 @@ from actloop.messages._types import (
     message_from_openai,
     message_to_openai,
 )
+
+if TYPE_CHECKING:
+    from actloop.messages._blocks import TextContentBlock
 
 AnyMessage = BaseMessage
 """Any message (langchain-core's union of the message classes)."""

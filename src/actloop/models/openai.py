@@ -148,7 +148,7 @@ class ChatOpenAI(BaseChatModel):
         return found
 
     @profile.setter
-    def profile(self, value: dict[str, Any] | None) -> None:
+    def profile(self, value: dict[str, Any] | None) -> None:  # pyright: ignore[reportIncompatibleVariableOverride]
         self._profile = value
 
     @property

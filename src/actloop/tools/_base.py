@@ -29,7 +29,6 @@ from actloop.tools._calls import (
     prep_run_args,
     tool_config,
 )
-from actloop.tools._injected import injected_fields
 from actloop.tools._validate import InvalidArguments, parse_input
 
 if TYPE_CHECKING:
@@ -156,6 +155,8 @@ class BaseTool(Runnable[Any, Any]):
         schema = self.get_input_schema()
         if isinstance(schema, dict):
             return {**schema, "description": self.description} if self.description else schema
+        from actloop.tools._injected import injected_fields
+
         injected = injected_fields(schema)
         fields = [f for f in _schema.model_fields(schema) if f not in injected]
         return _schema.copy_subset_model(self.name, schema, fields, fn_description=self.description)

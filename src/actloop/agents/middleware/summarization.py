@@ -505,7 +505,8 @@ class SummarizationMiddleware(AgentMiddleware):
         self.keep = validate_context_size(keep, "keep")
         if token_counter is count_tokens_approximately:
             self.token_counter: TokenCounter = _approximate_counter(self.model)
-            unscaled: Any = partial(self.token_counter, use_usage_metadata_scaling=False)
+            counter: Any = self.token_counter
+            unscaled: Any = partial(counter, use_usage_metadata_scaling=False)
             self._partial_token_counter: TokenCounter = unscaled
         else:
             self.token_counter = self._partial_token_counter = token_counter
