@@ -23,11 +23,13 @@ from actloop.chat_models import BaseChatModel
 from actloop.executor import BaseMultiActionAgent, BaseSingleActionAgent
 from actloop.llms import LLM
 from actloop.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk
+from actloop.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from actloop.steps import AgentAction, AgentFinish
 
 __all__ = [
     "FakeListLLM",
     "FunctionChatModel",
+    "GenericFakeChatModel",
     "ModelCall",
     "PlanCall",
     "ScriptedAgent",
@@ -176,6 +178,63 @@ class _FakeChatModel(BaseChatModel):
         reply = await self._agenerate_message(messages, stop, **kwargs)
         for chunk in _split(reply, self.chunk_size):
             yield chunk
+
+
+class GenericFakeChatModel(BaseChatModel):
+    """langchain-core's `GenericFakeChatModel`: each call replies with the next item of
+    `messages` (an iterator of AIMessages or strings); a stream splits the content at whitespace
+    (the whitespace kept as tokens). Written with langchain-core's hooks (`_generate`,
+    `_stream`), as LangChain's tests subclass it. Kept for ported LangChain tests."""
+
+    messages: Iterator[AIMessage | str]
+    _llm_type = "generic-fake-chat-model"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """The next scripted reply."""
+        reply = next(self.messages)
+        message = AIMessage(content=reply) if isinstance(reply, str) else reply
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """`_generate`, as langchain-core's default `_agenerate` runs it."""
+        return self._generate(messages, stop, None, **kwargs)
+
+    def _stream(  # pyright: ignore[reportIncompatibleMethodOverride]  # langchain-core's hook
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        """The next scripted reply's content token by token, then its additional kwargs."""
+        message = cast(
+            AIMessage, self._generate(messages, stop, run_manager, **kwargs).generations[0].message
+        )
+        if message.content:
+            if not isinstance(message.content, str):
+                raise ValueError("Expected content to be a string.")
+            tokens = re.split(r"(\s)", message.content)
+            for index, token in enumerate(tokens):
+                last = index == len(tokens) - 1 and not message.additional_kwargs
+                chunk = AIMessageChunk(
+                    content=token, id=message.id, chunk_position="last" if last else None
+                )
+                yield ChatGenerationChunk(message=chunk)
+        for key, value in message.additional_kwargs.items():
+            chunk = AIMessageChunk(content="", id=message.id, additional_kwargs={key: value})
+            yield ChatGenerationChunk(message=chunk)
 
 
 class ScriptedChatModel(_FakeChatModel):

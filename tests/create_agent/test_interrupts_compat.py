@@ -71,6 +71,38 @@ def test_pauses_and_resumes_as_langgraph(tmp_path: Path, kwargs: dict[str, Any])
     assert len(al_seen) > 1
 
 
+def _snapshots(agent: Any) -> list[dict[str, Any]]:
+    """The thread's snapshot values at each pause and at the end."""
+    side = 1 if isinstance(agent, CompiledAgent) else 0
+    agent.invoke({"messages": [human("hi")[side]]}, CONFIG)
+    seen = [state_fields(agent.get_state(CONFIG).values)]
+    while agent.get_state(CONFIG).next:
+        agent.invoke(None, CONFIG)
+        seen.append(state_fields(agent.get_state(CONFIG).values))
+        assert len(seen) < 10
+    return seen
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"interrupt_before": ["tools"]},
+        {"interrupt_after": ["model"]},
+        {"interrupt_after": ["tools"]},
+        {"interrupt_before": ["model"]},
+        {"interrupt_before": ["model", "tools"], "interrupt_after": ["model", "tools"]},
+    ],
+    ids=["before-tools", "after-model", "after-tools", "before-model", "all"],
+)
+def test_snapshots_at_static_pauses_hold_the_state_at_the_pause(
+    tmp_path: Path, kwargs: dict[str, Any]
+) -> None:
+    lc, al = _pair(tmp_path, REPLIES, **kwargs)
+    lc_seen, al_seen = _snapshots(lc), _snapshots(al)
+    assert al_seen == lc_seen
+    assert len(al_seen) > 1
+
+
 def test_the_pauses_of_each_option() -> None:
     """What the comparison above saw: where each option pauses (LangGraph's `next`)."""
     expected = {

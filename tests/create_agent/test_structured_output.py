@@ -622,6 +622,63 @@ def test_openai_requests_and_states_equal_langchain_openais(openai_server: Any, 
         assert bodies[1][0]["response_format"]["type"] == "json_schema"
 
 
+AUTO_MODELS = [
+    "o1",
+    "o3",
+    "o3-mini",
+    "o4-mini",
+    "gpt-5",
+    "gpt-5.2",
+    "gpt-5.4-mini",
+    "gpt-4.1-nano",
+    "gpt-4o-2024-08-06",
+    "gpt-4-turbo",
+    "gpt-3.5-turbo",
+    "gpt-realtime-2.1",
+    "my-own-model",
+]
+"""Names langchain-openai's profiles say have native structured output (o-series, gpt-5.x and
+4.x, some of them beyond LangChain's name patterns), names they say lack it, and an unknown
+name (no profile: the name patterns decide)."""
+
+
+@pytest.mark.parametrize("name", AUTO_MODELS)
+def test_auto_strategy_picks_as_langchain_openai_by_profile(openai_server: Any, name: str) -> None:
+    from langchain.agents.factory import _supports_provider_strategy
+    from langchain_openai import ChatOpenAI as LcChatOpenAI
+
+    from actloop.agents.factory import _supports_provider_strategy as al_supports
+    from actloop.models import ChatOpenAI
+
+    answer = json.dumps({"temperature": 70, "condition": "sunny"})
+    lc_model = LcChatOpenAI(model=name, base_url=openai_server.url, api_key="k")
+    al_model = ChatOpenAI(name, base_url=openai_server.url, api_key="k")
+    provider = _supports_provider_strategy(lc_model, tools=[])
+    assert al_supports(al_model, tools=[]) is provider
+    assert al_model.profile == (
+        None
+        if lc_model.profile is None
+        else {**lc_model.profile, "mid_conversation_tools": False}
+        if "mid_conversation_tools" in lc_model.profile
+        else lc_model.profile
+    )
+    final = [] if provider else [{"id": "c1", "name": "Weather", "arguments": answer}]
+    states, bodies = [], []
+    for lib, model in [(LC, lc_model), (AL, al_model)]:
+        openai_server.script(_completion(1, answer if provider else None, final))
+        create = lc_create_agent if lib is LC else al_create_agent
+        agent = create(model, response_format=Weather)
+        states.append(_wire_fields(agent.invoke({"messages": [human("hi")[lib.side]]})))
+        bodies.append(openai_server.bodies)
+        openai_server.requests.clear()
+    if name.startswith("o1"):  # langchain-openai sends o1's only temperature, 1; actloop none
+        assert bodies[0][0].pop("temperature") == 1.0
+    assert states[1] == states[0]
+    assert bodies[1] == bodies[0]
+    assert ("response_format" in bodies[1][0]) is provider
+    assert states[1]["structured_response"] == Weather(temperature=70, condition="sunny")
+
+
 def test_model_retry_middleware_retries_a_validation_error() -> None:
     import langchain.agents.middleware as lc_mw
 

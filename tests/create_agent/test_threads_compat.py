@@ -147,6 +147,49 @@ def test_human_in_the_loop_decisions(tmp_path: Path, decisions: list[dict[str, A
     assert state_fields(al.get_state(CONFIG).values) == state_fields(lc_values)
 
 
+def _paused_values(agent: Any) -> dict[str, Any]:
+    """A paused thread's snapshot values, without LangChain's private HITL edit key (actloop
+    keeps edits in the run's journal)."""
+    values = dict(agent.get_state(CONFIG).values)
+    values.pop("hitl_edited_tool_calls", None)
+    return state_fields(values)
+
+
+def test_a_paused_turn_s_state_is_the_state_at_the_interrupt(tmp_path: Path) -> None:
+    lc, al = _paused_pair(tmp_path)
+    assert _paused_values(al) == _paused_values(lc)
+    assert [m["type"] for m in _paused_values(al)["messages"]] == ["human", "ai"]
+
+
+def test_a_pause_after_finished_steps_shows_their_results(tmp_path: Path) -> None:
+    """A later turn of the thread pauses in its second model turn: the snapshot holds the
+    earlier turn, this turn's input, its first tool step's call and result, and the call that
+    waits (not yet answered)."""
+    replies = [
+        reply("hello", id="r0"),
+        reply("", ("shout", {"text": "hey"}, "c1"), id="r1"),
+        reply("", ("add", {"a": 1, "b": 2}, "c2"), id="r2"),
+        reply("3", id="r3"),
+    ]
+    lc, al = _pair(replies, tmp_path, hitl={"add": True})
+    for agent in (lc, al):
+        agent.invoke({"messages": [("user", "hi")]}, CONFIG)
+        agent.invoke({"messages": [("user", "go")]}, CONFIG)
+    assert _paused_values(al) == _paused_values(lc)
+    assert [m["type"] for m in _paused_values(al)["messages"]] == [
+        "human",
+        "ai",
+        "human",
+        "ai",
+        "tool",
+        "ai",
+    ]
+    decisions = {"decisions": [{"type": "approve"}]}
+    lc_out = lc.invoke(LcCommand(resume=decisions), CONFIG)
+    al_out = al.invoke(Command(resume=decisions), CONFIG)
+    assert state_fields(al_out) == state_fields(lc_out)
+
+
 def test_new_input_while_paused_is_refused(tmp_path: Path) -> None:
     _, al = _pair(TWO_CALLS, tmp_path, hitl={"add": True})
     al.invoke({"messages": [("user", "go")]}, CONFIG)

@@ -22,6 +22,12 @@ from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from actloop.agents._compose import (
+    ComposedResponse,
+    chain_async_model_call_handlers,
+    chain_model_call_handlers,
+    node_updates,
+)
 from actloop.agents._events import NodeRun, agent_metadata, in_node, left_node, node_metadata
 from actloop.agents._interrupts import PAUSE_TOOL, is_pause
 from actloop.agents._structured import StructuredOutput, saved
@@ -32,8 +38,8 @@ from actloop.agents.middleware.types import (
     Runtime,
     ToolCallRequest,
     ToolRuntime,
-    as_response,
     can_jump_to,
+    omitted_keys,
     overrides,
 )
 from actloop.agents.types import (
@@ -45,6 +51,8 @@ from actloop.agents.types import (
 from actloop.executor import BaseMultiActionAgent
 from actloop.messages import AIMessage, BaseMessage, RemoveMessage, SystemMessage, ToolMessage
 from actloop.steps import AgentFinish, ToolAgentAction
+from actloop.tools import InjectedState, InjectedStore, InjectedToolCallId
+from actloop.tools._injected import injected_fields, injected_params
 from actloop.tools._validate import InvalidArguments
 
 __all__ = ["GraphRun", "GraphSpec", "ToolNode", "add_messages"]
@@ -56,6 +64,34 @@ INVOCATION_ERROR = (
     " Please fix the error and try again."
 )
 LATE = "Error: the run's max_execution_time passed before this tool call finished."
+DYNAMIC_TOOL = "__actloop_dynamic_tool__"
+"""The loop's name for calls of tools `create_agent` was not given (middleware's dynamic tools,
+run by its `wrap_tool_call`): one `DynamicToolNode` takes them all, the call names the tool."""
+DYNAMIC_TOOL_ERROR = """
+Middleware added tools that the agent doesn't know how to execute.
+
+Unknown tools: {unknown_tool_names}
+Registered tools: {available_tool_names}
+
+This happens when middleware modifies `request.tools` in `wrap_model_call` to include
+tools that weren't passed to `create_agent()`.
+
+How to fix this:
+
+Option 1: Register tools at agent creation (recommended for most cases)
+    Pass the tools to `create_agent(tools=[...])` or set them on `middleware.tools`.
+    This makes tools available for every agent invocation.
+
+Option 2: Handle dynamic tools in middleware (for tools created at runtime)
+    Implement `wrap_tool_call` to execute tools that are added dynamically:
+
+    class MyMiddleware(AgentMiddleware):
+        def wrap_tool_call(self, request, handler):
+            if request.tool_call["name"] == "dynamic_tool":
+                # Execute the dynamic tool yourself or override with tool instance
+                return handler(request.override(tool=my_dynamic_tool))
+            return handler(request)
+""".strip()
 
 Effect = tuple[str, Any, Any]
 """("node", middleware, hook name) or ("model", request, None)."""
@@ -179,9 +215,18 @@ class GraphSpec:
     """State keys left out of a run's output (middleware's private state)."""
     untracked: frozenset[str] = frozenset()
     """State keys no run keeps (middleware's per-run state)."""
+    no_input: frozenset[str] = frozenset()
+    """State keys an input may not set (`OmitFromInput`, `PrivateStateAttr` annotations)."""
+
+    state_schema: Any = None
+    """`create_agent`'s own `state_schema` (its annotated keys count as middleware's do)."""
 
     def __post_init__(self) -> None:
-        self.private = frozenset(k for m in self.middleware for k in m.private_state)
+        schemas = [m.state_schema for m in self.middleware]
+        marked = [omitted_keys(schema) for schema in [*schemas, self.state_schema]]
+        self.no_input = frozenset(k for no_input, _ in marked for k in no_input)
+        private = (k for m in self.middleware for k in m.private_state)
+        self.private = frozenset([*private, *(k for _, no_output in marked for k in no_output)])
         self.untracked = frozenset(k for m in self.middleware for k in m.run_state)
         for hook in ("before_agent", "before_model", "after_model", "after_agent"):
             self.hooks[hook] = [m for m in self.middleware if any(overrides(m, hook))]
@@ -362,6 +407,15 @@ class GraphRun(BaseMultiActionAgent):
         self.mark = len(self.state["messages"])
         return answered
 
+    def replay(
+        self, steps: list[tuple[Any, Any]], inputs: dict[str, Any], waiting: list[Any]
+    ) -> dict[str, Any]:
+        """The state a paused turn stopped at: its input and journaled `steps` replayed as a
+        resumed run replays them, then the waiting step's messages (`waiting`)."""
+        self._absorb(steps, inputs)
+        self._restore(waiting)
+        return self._finished().return_values
+
     def _begin(self, inputs: dict[str, Any]) -> None:
         """The state a run starts from: its inputs (an earlier turn's structured response typed
         again)."""
@@ -491,9 +545,17 @@ class GraphRun(BaseMultiActionAgent):
             self.pushed = {c["id"]: i for i, c in enumerate(pending)}
             last = self._last_ai()
             assert last is not None
-            return [ToolAgentAction(c["name"], c, "", [last], c["id"]) for c in pending]
+            return [ToolAgentAction(self._runner(c), c, "", [last], c["id"]) for c in pending]
         yield from self._nodes("after_agent", hooks["after_agent"][::-1], jumps=False)
         return self._finished()
+
+    def _runner(self, call: dict[str, Any]) -> str:
+        """The loop's tool for `call`: its own, or, for a tool `create_agent` was not given
+        when middleware wraps tool calls, the dynamic tool node (else the loop's unknown tool)."""
+        name: str = call["name"]
+        if name in self.spec.tools or not self.spec.tool_wrappers:
+            return name
+        return DYNAMIC_TOOL
 
     def _pause(self, when: str, node: str, to: str) -> str:
         """Pause here (raise `_Paused`) if the run is to stop `when` ("before"/"after") `node`
@@ -517,12 +579,13 @@ class GraphRun(BaseMultiActionAgent):
         return "model_node" if to == "model" and not self.spec.hooks["before_model"] else to
 
     def _model_node(self) -> Generator[Effect, Any, None]:
-        """The model node: one call through the `wrap_model_call` chain, its update applied.
-        The request's messages are a copy of the history; a middleware that changed that list
-        in place has it become the history, as in LangChain (its "repaired" messages)."""
+        """The model node: one call through the `wrap_model_call` chain, its updates applied.
+        The request's messages are the history with LangChain's error answers for invalid tool
+        calls no message answers; when they (or a middleware changing that list in place)
+        differ from the history, they become the history (LangChain's "repaired" messages)."""
         self._step()
         self._open("model")
-        messages = list(self.state["messages"])
+        messages = patch_invalid_tool_calls(self.state["messages"])
         request = ModelRequest(
             model=self.spec.model,
             messages=messages,
@@ -532,16 +595,19 @@ class GraphRun(BaseMultiActionAgent):
             state=self.state,
             runtime=self.runtime,
         )
-        response: ModelResponse = yield ("model", request, None)
+        composed: ComposedResponse = yield ("model", request, None)
+        response = composed.model_response
         update: dict[str, Any] = {"messages": response.result}
         if response.structured_response is not None or self.spec.structured.active:
             update["structured_response"] = response.structured_response
-        if self.spec.model_wrappers and messages != self.state["messages"]:  # only they see it
+        updates = node_updates(update, composed.commands)
+        if messages != self.state["messages"]:
             self.state["messages"] = add_messages([], messages)
-        self._close([Command(update=update)])
+        self._close([Command(update=one) for one in updates])
         self._messages("model", update)
-        apply_update(self.state, update)
-        self.emit("updates", {"model": update})
+        for one in updates:
+            apply_update(self.state, one)
+        self.emit("updates", {"model": update if len(updates) == 1 else updates})
         self.emit("values", self.public(dict(self.state)))
 
     def _finished(self) -> AgentFinish:
@@ -634,7 +700,22 @@ class GraphRun(BaseMultiActionAgent):
             from actloop.runnables._foreign import adopt
 
             model = adopt(model)
+        if not self.spec.tool_wrappers:
+            self._check_known(request.tools)
         return self.spec.structured.bind(request, model)
+
+    def _check_known(self, tools: list[Any]) -> None:
+        """LangChain's error for tools a middleware added that no `wrap_tool_call` can run
+        (provider tools, given as dicts, are the provider's)."""
+        unknown = [
+            t.name for t in tools if not isinstance(t, dict) and t.name not in self.spec.tools
+        ]
+        if unknown:
+            raise ValueError(
+                DYNAMIC_TOOL_ERROR.format(
+                    unknown_tool_names=unknown, available_tool_names=sorted(self.spec.tools)
+                )
+            )
 
     def _prompt(self, request: ModelRequest) -> list[BaseMessage]:
         if request.system_message is None:
@@ -687,7 +768,7 @@ class GraphRun(BaseMultiActionAgent):
             output.name = self.spec.name
         return self.spec.structured.handle(output, strategy)
 
-    def _call_model(self, request: ModelRequest, callbacks: Any) -> ModelResponse:
+    def _call_model(self, request: ModelRequest, callbacks: Any) -> ComposedResponse:
         config: dict[str, Any] = {"callbacks": callbacks}
 
         def execute(req: ModelRequest) -> ModelResponse:
@@ -697,12 +778,13 @@ class GraphRun(BaseMultiActionAgent):
             chunks = [self._token(c) for c in bound.stream(prompt, config)]
             return self._response(_joined(chunks), strategy)
 
-        handler: Callable[[ModelRequest], Any] = execute
-        for m in reversed(self.spec.model_wrappers):
-            handler = _wrap_sync(m, "wrap_model_call", handler)
-        return as_response(handler(request))
+        wrappers = [_model_wrapper(m) for m in self.spec.model_wrappers]
+        chained = chain_model_call_handlers(wrappers)
+        if chained is None:
+            return ComposedResponse(execute(request))
+        return chained(request, execute)
 
-    async def _acall_model(self, request: ModelRequest, callbacks: Any) -> ModelResponse:
+    async def _acall_model(self, request: ModelRequest, callbacks: Any) -> ComposedResponse:
         config: dict[str, Any] = {"callbacks": callbacks}
 
         async def execute(req: ModelRequest) -> ModelResponse:
@@ -712,10 +794,70 @@ class GraphRun(BaseMultiActionAgent):
             chunks = [self._token(c) async for c in bound.astream(prompt, config)]
             return self._response(_joined(chunks), strategy)
 
-        handler: Callable[[ModelRequest], Awaitable[Any]] = execute
-        for m in reversed(self.spec.model_wrappers):
-            handler = _wrap_async(m, "wrap_model_call", handler)
-        return as_response(await handler(request))
+        wrappers = [_amodel_wrapper(m) for m in self.spec.model_wrappers]
+        chained = chain_async_model_call_handlers(wrappers)
+        if chained is None:
+            return ComposedResponse(await execute(request))
+        return await chained(request, execute)
+
+
+def _model_wrapper(m: AgentMiddleware) -> Callable[[Any, Any], Any]:
+    """`m`'s sync `wrap_model_call` (an async-only one cannot run on the sync path)."""
+    if not overrides(m, "wrap_model_call")[0]:
+        raise NotImplementedError(
+            f"{m.name} only has an async wrap_model_call (awrap_model_call); run the agent "
+            "with ainvoke/astream"
+        )
+    return m.wrap_model_call
+
+
+def _amodel_wrapper(m: AgentMiddleware) -> Callable[[Any, Any], Awaitable[Any]]:
+    """`m`'s async `wrap_model_call` (a sync-only one would block on its async handler)."""
+    sync, is_async = overrides(m, "wrap_model_call")
+    if is_async or not sync:
+        return m.awrap_model_call
+
+    async def run_sync(request: Any, handler: Any) -> Any:
+        raise NotImplementedError(
+            f"{m.name} only has a sync wrap_model_call; define awrap_model_call to run it "
+            "with ainvoke/astream"
+        )
+
+    return run_sync
+
+
+def _invalid_call_message(call: Any) -> ToolMessage | None:
+    """LangChain's answer to an invalid (unparsable) tool call with an id."""
+    call_id = call.get("id")
+    if call_id is None:
+        return None
+    name = call.get("name") or "unknown"
+    return ToolMessage(
+        f"Tool call {name} with id {call_id} could not be executed - arguments were malformed "
+        "or truncated.",
+        name=name,
+        tool_call_id=call_id,
+        status="error",
+    )
+
+
+def patch_invalid_tool_calls(messages: list[BaseMessage]) -> list[BaseMessage]:
+    """`messages` with an error answer after each AI message's invalid tool calls that no
+    tool message answers (LangChain's `_patch_invalid_tool_calls`); always a new list."""
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    patched: list[BaseMessage] = []
+    for message in messages:
+        patched.append(message)
+        if not isinstance(message, AIMessage):
+            continue
+        for call in message.invalid_tool_calls:
+            if call.get("id") in answered:
+                continue
+            answer = _invalid_call_message(call)
+            if answer is not None:
+                patched.append(answer)
+                answered.add(answer.tool_call_id)
+    return patched
 
 
 def _turns(steps: list[tuple[Any, Any]]) -> list[list[tuple[Any, Any]]]:
@@ -749,30 +891,23 @@ def _joined(chunks: list[Any]) -> Any:
 
 
 def _wrap_sync(m: AgentMiddleware, hook: str, inner: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """`inner` wrapped by `m`'s sync `hook`; a model call's result is always a ModelResponse."""
+    """`inner` wrapped by `m`'s sync `hook` (`wrap_tool_call`)."""
     method = getattr(m, hook)
     if not overrides(m, hook)[0]:
         raise NotImplementedError(
             f"{m.name} only has an async {hook} (a{hook}); run the agent with ainvoke/astream"
         )
-    if hook == "wrap_model_call":
-        return lambda request: as_response(method(request, inner))
     return lambda request: method(request, inner)
 
 
 def _wrap_async(
     m: AgentMiddleware, hook: str, inner: Callable[[Any], Awaitable[Any]]
 ) -> Callable[[Any], Awaitable[Any]]:
+    """`inner` wrapped by `m`'s async `hook` (`wrap_tool_call`)."""
     sync, is_async = overrides(m, hook)
     if is_async or not sync:
         method = getattr(m, "a" + hook)
-        if hook != "wrap_model_call":
-            return lambda request: method(request, inner)
-
-        async def normalized(request: Any) -> Any:
-            return as_response(await method(request, inner))
-
-        return normalized
+        return lambda request: method(request, inner)
 
     async def run_sync(request: Any) -> Any:  # a sync wrapper on the async path: its handler
         raise NotImplementedError(  # would have to block on the async inner call
@@ -785,14 +920,16 @@ def _wrap_async(
 class ToolNode:
     """One tool as the loop runs it in a `create_agent` agent: its input is the model's tool
     call; it runs the `wrap_tool_call` chain around the tool and returns LangGraph's
-    `ToolMessage` (argument errors become the model's error message; other errors raise)."""
+    `ToolMessage` (argument errors become the model's error message; other errors raise).
+    `ToolNode(None, run)` takes calls of tools the agent was not given (`DYNAMIC_TOOL`): the
+    chain's `request.tool` is None until a middleware sets one."""
 
     return_direct = False
     """The graph decides return_direct itself (after the whole step), never the loop."""
 
     def __init__(self, tool: Any, run: GraphRun) -> None:
         self.tool = tool
-        self.name: str = tool.name
+        self.name: str = DYNAMIC_TOOL if tool is None else tool.name
         self.owner = run
         from actloop.agents.middleware.human_in_the_loop import gated
 
@@ -813,16 +950,25 @@ class ToolNode:
         )
         return ToolCallRequest(call, self.tool, run.state, tool_runtime)
 
+    def _unknown(self, call: dict[str, Any]) -> ToolMessage:
+        """LangGraph's answer to a call of a tool nobody provided."""
+        names = ", ".join(self.owner.spec.tools)
+        text = INVALID_TOOL.format(requested_tool=call["name"], available_tools=names)
+        return ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")
+
     def run(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
         call, edited = _unedited(tool_input)
         node = self._node(call, kwargs)
 
         def execute(request: ToolCallRequest) -> Any:
             call = request.tool_call
-            invalid = _invalid(request.tool, call)
+            if request.tool is None:
+                return self._unknown(call)
+            args = _with_injected(request)
+            invalid = _invalid(request.tool, call, args)
             if invalid is not None:
                 return invalid
-            return request.tool.run(call["args"], tool_call_id=call["id"], **_tool_kwargs(kwargs))
+            return request.tool.run(args, tool_call_id=call["id"], **_tool_kwargs(kwargs))
 
         handler: Callable[[Any], Any] = execute
         for m in reversed(self.owner.spec.tool_wrappers):
@@ -858,12 +1004,13 @@ class ToolNode:
 
         async def execute(request: ToolCallRequest) -> Any:
             call = request.tool_call
-            invalid = _invalid(request.tool, call)
+            if request.tool is None:
+                return self._unknown(call)
+            args = _with_injected(request)
+            invalid = _invalid(request.tool, call, args)
             if invalid is not None:
                 return invalid
-            return await request.tool.arun(
-                call["args"], tool_call_id=call["id"], **_tool_kwargs(kwargs)
-            )
+            return await request.tool.arun(args, tool_call_id=call["id"], **_tool_kwargs(kwargs))
 
         handler: Callable[[Any], Awaitable[Any]] = execute
         for m in reversed(self.owner.spec.tool_wrappers):
@@ -903,27 +1050,61 @@ def _tool_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if k in ("callbacks", "config")}
 
 
-def _invalid(tool: Any, call: dict[str, Any]) -> ToolMessage | None:
+def _injected(tool: Any) -> dict[str, Any]:
+    """The tool's injected arguments: from its pydantic args schema, or, for a JSON schema
+    dict, from its function's signature."""
+    schema = getattr(tool, "args_schema", None)
+    if isinstance(schema, dict):
+        return injected_params(getattr(tool, "func", None) or getattr(tool, "coroutine", None))
+    return injected_fields(schema)
+
+
+def _with_injected(request: ToolCallRequest) -> dict[str, Any]:
+    """The call's arguments with the tool's injected ones filled in (`ToolRuntime`,
+    `InjectedState`, `InjectedToolCallId`, `InjectedStore`), as LangGraph's ToolNode fills them."""
+    call = request.tool_call
+    injected = _injected(request.tool)
+    if not injected:
+        return call["args"]
+    args = dict(call["args"])
+    runtime: Any = request.runtime
+    for name, kind in injected.items():
+        if kind == "runtime":
+            args[name] = runtime
+        elif isinstance(kind, InjectedState):
+            args[name] = request.state if kind.field is None else request.state[kind.field]
+        elif isinstance(kind, InjectedToolCallId):
+            args[name] = call["id"]
+        elif isinstance(kind, InjectedStore):
+            args[name] = getattr(runtime, "store", None)
+    return args
+
+
+def _invalid(tool: Any, call: dict[str, Any], args: dict[str, Any]) -> ToolMessage | None:
     """LangGraph's message when the call's arguments fail the tool's schema (a tool that
     handles its own validation errors, `handle_validation_error`, answers them itself)."""
     check = getattr(tool, "_to_args_and_kwargs", None)
     if check is None or getattr(tool, "handle_validation_error", False):
         return None
     try:
-        check(call["args"], call["id"])
+        check(args, call["id"])
     except InvalidArguments as exc:
-        return _invocation_error(call, exc)
+        return _invocation_error(call, exc, frozenset(_injected(tool)))
     return None
 
 
-def _invocation_error(call: dict[str, Any], exc: InvalidArguments) -> ToolMessage:
-    """LangGraph's `ToolInvocationError` message for arguments that failed validation."""
+def _invocation_error(
+    call: dict[str, Any], exc: InvalidArguments, injected: frozenset[str] = frozenset()
+) -> ToolMessage:
+    """LangGraph's `ToolInvocationError` message for arguments that failed validation (errors
+    of arguments the agent injects are not the model's: left out)."""
     cause = exc.cause
     errors = getattr(cause, "errors", None)
     if callable(errors):
         lines = [
             ".".join(str(p) for p in e.get("loc", ())) + ": " + str(e.get("msg", "Unknown error"))
             for e in cast("list[dict[str, Any]]", errors())
+            if not (e.get("loc") and e["loc"][0] in injected)
         ]
         detail = "\n".join(lines)
     else:

@@ -133,9 +133,47 @@ class Turn:
 
             interrupts = tuple(interrupts_of(self.spec, last.pending, last.inputs))
             next_node = paused_node(self.spec) or next_node
-        return StateSnapshot(
-            dict(last.inputs), (next_node,), config, None, None, None, (), interrupts
+        values = paused_values(self.spec, last)
+        return StateSnapshot(values, (next_node,), config, None, None, None, (), interrupts)
+
+
+def _act(call_id: Any) -> int:
+    """The step of a journal call id (`"{step}-{index}"`)."""
+    return int(str(call_id).split("-", 1)[0])
+
+
+def paused_values(spec: Any, last: ThreadHistory) -> dict[str, Any]:
+    """The state a paused turn stopped at, as LangGraph's snapshot shows it: the turn's input,
+    the model turns and tool results of its finished steps, then the messages of the step
+    waiting (the model's calls, not yet run), replayed as a resumed run replays them."""
+    from actloop.agents._graph import GraphRun
+    from actloop.agents.middleware.types import Runtime
+    from actloop.steps import ToolAgentAction
+
+    waiting = min((_act(p["id"]) for p in last.pending), default=None)
+    run = GraphRun(spec, Runtime(), 0, {})
+    steps = [
+        (
+            ToolAgentAction(c.tool, c.tool_input, "", c.message_log, _call_id(c.tool_input)),
+            c.observation,
         )
+        for c in last.calls
+        if c.finished and (waiting is None or _act(c.id) < waiting)
+    ]
+    waiting_log = [
+        m
+        for c in last.calls
+        if waiting is not None and _act(c.id) == waiting
+        for m in c.message_log
+    ]
+    return run.replay(steps, dict(last.inputs), waiting_log)
+
+
+def _call_id(tool_input: Any) -> str:
+    """The model's id of a planned call (its input is the model's tool call)."""
+    if not isinstance(tool_input, dict):
+        return ""
+    return str(cast("dict[str, Any]", tool_input).get("id", ""))
 
 
 def _static(pending: list[dict[str, Any]]) -> bool:

@@ -17,6 +17,11 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, cast
 
 from actloop.agents import _interrupts, _threads
+from actloop.agents._compose import ComposedResponse as _ComposedExtendedModelResponse
+from actloop.agents._compose import (
+    chain_async_model_call_handlers as _chain_async_model_call_handlers,
+)
+from actloop.agents._compose import chain_model_call_handlers as _chain_model_call_handlers
 from actloop.agents._events import agent_metadata
 from actloop.agents._graph import GraphRun, GraphSpec, ToolNode, add_messages
 from actloop.agents._models import chat_model
@@ -24,9 +29,18 @@ from actloop.agents._structured import StructuredOutput
 from actloop.agents._threads import StateSnapshot
 from actloop.agents.middleware.human_in_the_loop import paused_node
 from actloop.agents.middleware.types import AgentMiddleware, Runtime, overrides
+from actloop.agents.middleware.types import can_jump_to as _get_can_jump_to
 from actloop.messages import SystemMessage
 
 __all__ = ["CompiledAgent", "create_agent"]
+
+# LangChain's private names of the `wrap_model_call` chain (its tests import them from here)
+_ = (
+    _ComposedExtendedModelResponse,
+    _chain_async_model_call_handlers,
+    _chain_model_call_handlers,
+    _get_can_jump_to,
+)
 
 DEFAULT_RECURSION_LIMIT = 10007
 """LangGraph 1.2's default `recursion_limit` (nodes a run may take)."""
@@ -143,6 +157,7 @@ def create_agent(
         has_tool_node=bool(all_tools) or any(overrides_tool_call(m) for m in middleware),
         interrupt_before=_interrupts.validated(interrupt_before, middleware),
         interrupt_after=_interrupts.validated(interrupt_after, middleware),
+        state_schema=state_schema,
     )
     if (spec.interrupt_before or spec.interrupt_after) and paused_node(spec) is not None:
         raise NotImplementedError(
@@ -182,6 +197,8 @@ class CompiledAgent:
         runtime.stream_writer = lambda chunk: run.emit("custom", chunk)
         run.durable = durable
         tools: list[Any] = [ToolNode(t, run) for t in self.spec.tools.values()]
+        if self.spec.tool_wrappers:  # tools middleware adds, which its wrap_tool_call runs
+            tools.append(ToolNode(None, run))
         if durable and (self.spec.interrupt_before or self.spec.interrupt_after):
             tools.append(_interrupts.PauseNode())
         executor = AgentExecutor(
@@ -233,6 +250,9 @@ class CompiledAgent:
     ) -> _Call:
         run_config = {k: v for k, v in (config or {}).items() if k != "recursion_limit"}
         run_config["metadata"] = agent_metadata(run_config, self.spec.name)
+        if isinstance(input, dict) and self.spec.no_input:  # keys the input schema lacks
+            no_input = self.spec.no_input
+            input = {k: v for k, v in cast("dict[str, Any]", input).items() if k not in no_input}
         if turn is not None:
             input = turn.input(input)
             configurable: dict[str, Any] = dict(run_config.get("configurable") or {})

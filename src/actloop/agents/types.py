@@ -4,7 +4,7 @@ and `GraphRecursionError` (`langgraph.types` / `langgraph.errors` under the same
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = [
     "REMOVE_ALL_MESSAGES",
@@ -13,6 +13,7 @@ __all__ = [
     "GraphInterrupt",
     "GraphRecursionError",
     "Interrupt",
+    "InvalidUpdateError",
     "interrupt",
 ]
 
@@ -31,6 +32,19 @@ TAG_NOSTREAM = "nostream"
 """A model call with this tag stays out of the `messages` stream mode (LangGraph's constant)."""
 
 
+class InvalidUpdateError(Exception):
+    """A node's updates set one state key twice in one step (LangGraph's error)."""
+
+
+def one_value_per_step(key: str) -> str:
+    """LangGraph's `InvalidUpdateError` text for two updates of `key` in one step."""
+    return (
+        f"At key '{key}': Can receive only one value per step. Use an Annotated key to handle "
+        "multiple values.\nFor troubleshooting, visit: "
+        "https://docs.langchain.com/oss/python/langgraph/errors/INVALID_CONCURRENT_GRAPH_UPDATE"
+    )
+
+
 class GraphRecursionError(RecursionError):
     """The run took `recursion_limit` steps (nodes, as LangGraph counts them) and would go on."""
 
@@ -43,6 +57,9 @@ class Command:
     update: Any = None
     resume: Any = None
     goto: Any = ()
+
+    PARENT: ClassVar[str] = "__parent__"
+    """`graph=Command.PARENT` sends the command to the parent graph (LangGraph's constant)."""
 
     def __class_getitem__(cls, item: Any) -> type[Command]:
         """`Command[...]` in annotations, as LangGraph's generic `Command` allows."""

@@ -37,6 +37,8 @@ class CallRecord:
     finished: bool = False
     decision: Decision | None = None
     """A person's decision on the call, if one was recorded."""
+    message_log: list[Any] = field(default_factory=lambda: [])
+    """The planned action's `message_log` (a model turn's messages), if it had one."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,7 @@ class _Calls:
                 "id": call_id(self.act, i),
                 "tool": action.tool,
                 "tool_input": action.tool_input,
+                "message_log": list(getattr(action, "message_log", None) or []),
             }
             self.where[self.act, i] = call
             self.calls.append(call)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from actloop.models._errors import (
     AuthenticationError,
     BadRequestError,
+    ContextOverflowError,
     InvalidResponseError,
     MissingDependencyError,
     ModelAPIError,
@@ -20,6 +21,7 @@ from actloop.models._errors import (
     RateLimitError,
     ServerError,
     StreamInterruptedError,
+    is_context_overflow,
 )
 
 if TYPE_CHECKING:
@@ -31,6 +33,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "ChatOpenAI",
+    "ContextOverflowError",
     "InvalidResponseError",
     "LocalChatModel",
     "MissingDependencyError",
@@ -40,6 +43,7 @@ __all__ = [
     "RateLimitError",
     "ServerError",
     "StreamInterruptedError",
+    "is_context_overflow",
 ]
 
 _LAZY = {

@@ -4,6 +4,7 @@
     ├── MissingDependencyError (also ImportError): a provider's optional extra is not installed
     └── ModelAPIError: the provider's API failed; carries `status_code` and `body`
         ├── BadRequestError: a 4xx other than 401/403/429 (bad parameters, unknown model, ...)
+        │   └── ContextOverflowError: the input is longer than the model's context window
         ├── AuthenticationError: 401 or 403 (missing or wrong API key)
         ├── RateLimitError: 429, still after the retries
         ├── ServerError: a 5xx, still after the retries
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AuthenticationError",
     "BadRequestError",
+    "ContextOverflowError",
     "InvalidResponseError",
     "MissingDependencyError",
     "ModelAPIError",
@@ -33,6 +35,7 @@ __all__ = [
     "RateLimitError",
     "ServerError",
     "StreamInterruptedError",
+    "is_context_overflow",
 ]
 
 
@@ -53,6 +56,26 @@ class ModelAPIError(ModelError):
 
 class BadRequestError(ModelAPIError):
     """The API rejected the request (a 4xx other than 401, 403 and 429); not retried."""
+
+
+class ContextOverflowError(BadRequestError):
+    """The input exceeds the model's context window (langchain-core's `ContextOverflowError`:
+    OpenAI's `context_length_exceeded` and the same complaint in other servers' words)."""
+
+
+OVERFLOW_SIGNS = (
+    "context_length_exceeded",
+    "Input tokens exceed the configured limit",
+    "prompt is too long",
+    "ContextWindowExceededError",
+)
+"""Texts in a 400 answer that langchain-openai reads as a context overflow."""
+
+
+def is_context_overflow(exc: BaseException) -> bool:
+    """Whether `exc` says the input overflowed the model's context: actloop's
+    `ContextOverflowError`, or langchain-core's (raised by an adopted LangChain model)."""
+    return any(c.__name__ == "ContextOverflowError" for c in type(exc).__mro__)
 
 
 class AuthenticationError(ModelAPIError):

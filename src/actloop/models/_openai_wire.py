@@ -15,8 +15,10 @@ from typing import Any, NoReturn, cast
 from actloop.messages import AIMessage, AIMessageChunk, ToolCallChunk, UsageMetadata
 from actloop.models import _openai_shapes as shapes
 from actloop.models._errors import (
+    OVERFLOW_SIGNS,
     AuthenticationError,
     BadRequestError,
+    ContextOverflowError,
     InvalidResponseError,
     ModelAPIError,
     ModelConnectionError,
@@ -78,6 +80,8 @@ def api_error(exc: Exception, max_retries: int) -> ModelAPIError:
     if isinstance(exc, openai.APIStatusError):
         status, body = exc.status_code, _parsed(exc.response.text)
         cls = _status_class(status)
+        if cls is BadRequestError and any(s in exc.response.text for s in OVERFLOW_SIGNS):
+            cls = ContextOverflowError
         message = f"{url} answered {status}: {_detail(body)}"
         if cls in (RateLimitError, ServerError):
             message = f"{message} {retried}"

@@ -55,6 +55,23 @@ _ALIASES = {
 """langchain-openai's field names, accepted so ported code runs unchanged."""
 
 
+_UNRESOLVED: Any = object()
+
+
+def default_profile(model: str) -> dict[str, Any] | None:
+    """langchain-openai's profile of `model`, a copy (None when unknown). Without the Responses
+    API no tool can be added mid-conversation, so `mid_conversation_tools` is False, as there."""
+    from actloop.models._openai_profiles import PROFILES
+
+    found = PROFILES.get(model)
+    if not found:
+        return None
+    profile = dict(found)
+    if profile.get("mid_conversation_tools"):
+        profile["mid_conversation_tools"] = False
+    return profile
+
+
 class ChatOpenAI(BaseChatModel):
     """An OpenAI chat model (or any server speaking the chat completions API), sync and async."""
 
@@ -119,6 +136,20 @@ class ChatOpenAI(BaseChatModel):
     def model_name(self) -> str:
         """The model name (LangChain's field name for `model`)."""
         return self.model
+
+    @property
+    def profile(self) -> dict[str, Any] | None:  # pyright: ignore[reportIncompatibleVariableOverride]
+        """What the model can do, as langchain-openai's profile of the same model name (None
+        for a name it does not know); settable. Read when first asked for (`create_agent`'s
+        auto strategy reads `structured_output`, summarization `max_input_tokens`)."""
+        found: Any = self.__dict__.get("_profile", _UNRESOLVED)
+        if found is _UNRESOLVED:
+            found = self._profile = default_profile(self.model)
+        return found
+
+    @profile.setter
+    def profile(self, value: dict[str, Any] | None) -> None:  # pyright: ignore[reportIncompatibleVariableOverride]
+        self._profile = value
 
     @property
     def openai_api_key(self) -> Secret:

@@ -155,7 +155,10 @@ class BaseTool(Runnable[Any, Any]):
         schema = self.get_input_schema()
         if isinstance(schema, dict):
             return {**schema, "description": self.description} if self.description else schema
-        fields = list(_schema.model_fields(schema))
+        from actloop.tools._injected import injected_fields
+
+        injected = injected_fields(schema)
+        fields = [f for f in _schema.model_fields(schema) if f not in injected]
         return _schema.copy_subset_model(self.name, schema, fields, fn_description=self.description)
 
     @property

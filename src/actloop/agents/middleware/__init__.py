@@ -28,6 +28,8 @@ from actloop.agents.middleware.tool_selection import LLMToolSelectorMiddleware
 from actloop.agents.middleware.types import (
     AgentMiddleware,
     AgentState,
+    ExtendedModelResponse,
+    InputAgentState,
     ModelCallResult,
     ModelRequest,
     ModelResponse,
@@ -49,7 +51,9 @@ __all__ = [
     "AgentState",
     "ClearToolUsesEdit",
     "ContextEditingMiddleware",
+    "ExtendedModelResponse",
     "HumanInTheLoopMiddleware",
+    "InputAgentState",
     "InterruptOnConfig",
     "LLMToolSelectorMiddleware",
     "ModelCallLimitExceededError",

@@ -91,7 +91,8 @@ def default_retry_on(exc: BaseException) -> bool:
         return False
     if isinstance(exc, ModelAPIError):
         return isinstance(exc, RETRYABLE)
-    return True
+    retryable = getattr(exc, "is_retryable", None)  # langchain-core's ModelError says
+    return retryable if isinstance(retryable, bool) else True
 
 
 def should_retry_exception(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import json
+import logging
 import random
 import time
 import uuid
@@ -36,6 +37,7 @@ from actloop.messages import (
     SystemMessage,
     ToolMessage,
 )
+from actloop.models import is_context_overflow
 
 __all__ = [
     "DEFAULT_SUMMARY_PROMPT",
@@ -95,6 +97,7 @@ Messages to summarize:
 _DEFAULT_MESSAGES_TO_KEEP = 20
 _DEFAULT_TRIM_TOKEN_LIMIT = 4000
 _DEFAULT_FALLBACK_MESSAGE_COUNT = 15
+logger = logging.getLogger(__name__)
 _SUMMARY_ATTEMPTS = 3
 _TOOL_CALL_ID_DISPLAY_LIMIT = 64
 
@@ -464,6 +467,15 @@ def _retry_delay(exc: Exception, attempt: int) -> float:
     return min(60.0, 2.0**attempt) + random.uniform(0, 1)
 
 
+def _approximate_counter(model: Any) -> TokenCounter:
+    """The approximate token counter for `model` (LangChain's: 3.3 characters per token for
+    Anthropic's models, else 4), scaled by the reported usage."""
+    counter: Any = partial(count_tokens_approximately, use_usage_metadata_scaling=True)
+    if str(getattr(model, "_llm_type", "")).startswith("anthropic-chat"):
+        counter = partial(counter, chars_per_token=3.3)
+    return counter
+
+
 def _check_summary(summary: object) -> str:
     if not isinstance(summary, str):
         raise TypeError(f"`summarizer` must return a str, got {type(summary).__name__}.")
@@ -492,9 +504,10 @@ class SummarizationMiddleware(AgentMiddleware):
         self._trigger_conditions = _legacy_conditions(self.trigger)
         self.keep = validate_context_size(keep, "keep")
         if token_counter is count_tokens_approximately:
-            counter: Any = partial(count_tokens_approximately, use_usage_metadata_scaling=True)
-            self.token_counter: TokenCounter = counter
-            self._partial_token_counter: TokenCounter = count_tokens_approximately
+            self.token_counter: TokenCounter = _approximate_counter(self.model)
+            counter: Any = self.token_counter
+            unscaled: Any = partial(counter, use_usage_metadata_scaling=False)
+            self._partial_token_counter: TokenCounter = unscaled
         else:
             self.token_counter = self._partial_token_counter = token_counter
         self.summary_prompt = summary_prompt
@@ -644,24 +657,58 @@ class SummarizationMiddleware(AgentMiddleware):
         cutoff = self._determine_cutoff_index(messages)
         if cutoff <= 0:
             return None
-        return messages[:cutoff], messages[cutoff:]
+        return self._partition_messages(messages, cutoff)
 
     @staticmethod
     def _result(summary: str, kept: list[BaseMessage]) -> dict[str, Any]:
         """The state update: every message removed, the summary, the kept messages."""
-        text = f"Here is a summary of the conversation to date:\n\n{summary}"
-        message = HumanMessage(text, additional_kwargs={"lc_source": "summarization"})
-        return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), message, *kept]}
+        summary_messages = SummarizationMiddleware._build_new_messages(summary)
+        return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *summary_messages, *kept]}
 
-    def _summary_input(self, messages: list[BaseMessage]) -> str | list[BaseMessage]:
-        """What the summary call gets: a canned text when there is nothing (str result marked
-        by `_canned`), the trimmed messages for a `summarizer`, else the prompt."""
-        trimmed = self._trim_messages_for_summary(messages)
-        if not trimmed:
-            return []
-        if self.summarizer is not None:
-            return trimmed
-        return self.summary_prompt.format(messages=xml_history(trimmed)).rstrip()
+    @staticmethod
+    def _build_new_messages(summary: str) -> list[HumanMessage]:
+        """The message that stands for the summarized history."""
+        text = f"Here is a summary of the conversation to date:\n\n{summary}"
+        return [HumanMessage(text, additional_kwargs={"lc_source": "summarization"})]
+
+    @staticmethod
+    def _partition_messages(
+        conversation_messages: list[BaseMessage], cutoff_index: int
+    ) -> tuple[list[BaseMessage], list[BaseMessage]]:
+        """The messages to summarize and the messages to keep."""
+        return conversation_messages[:cutoff_index], conversation_messages[cutoff_index:]
+
+    def _format_summary_prompt(self, messages: list[BaseMessage]) -> str:
+        """The summary prompt with `messages` as XML."""
+        return self.summary_prompt.format(messages=xml_history(messages)).rstrip()
+
+    def _overflow_retry_prompt(self, messages: list[BaseMessage]) -> str | None:
+        """A smaller summary prompt after the summary call overflowed the model's context: the
+        middle of the XML history cut out, its start (where the objective usually is) and its
+        recent end kept, within half its tokens and 40% of the summary model's
+        `max_input_tokens` when known (LangChain's). None when nothing fits."""
+        formatted = xml_history(messages)
+        tokens = int(self._partial_token_counter([HumanMessage(content=formatted)]))
+        budget = tokens // 2
+        max_input_tokens = self._get_profile_limits(self._summary_chat_model)
+        if max_input_tokens is not None:
+            budget = min(budget, max_input_tokens * 2 // 5)
+        keep_chars = len(formatted) * budget // max(tokens, 1)
+        if keep_chars <= 0:
+            return None
+        head_chars = keep_chars // 4
+        tail_chars = keep_chars - head_chars
+        logger.debug(
+            "Summary prompt exceeded the model's context window; retrying with "
+            "~%d of ~%d history tokens.",
+            budget,
+            tokens,
+        )
+        truncated = (
+            f"{formatted[:head_chars]}\n\n[... middle of conversation omitted ...]\n\n"
+            f"{formatted[-tail_chars:]}"
+        )
+        return self.summary_prompt.format(messages=truncated).rstrip()
 
     def _trim_messages_for_summary(self, messages: list[BaseMessage]) -> list[BaseMessage]:
         try:
@@ -688,15 +735,32 @@ class SummarizationMiddleware(AgentMiddleware):
         return self._result(await self._acreate_summary(plan[0]), plan[1])
 
     def _create_summary(self, messages: list[BaseMessage]) -> str:
+        """The summary of `messages` (LangChain's texts when there is nothing to summarize); a
+        summary call that overflows the model's context is made once more with the middle of
+        the history cut out."""
         if not messages:
             return "No previous conversation history."
-        prompt = self._summary_input(messages)
-        if not prompt:
+        trimmed = self._trim_messages_for_summary(messages)
+        if not trimmed:
             return "Previous conversation was too long to summarize."
         if self.summarizer is not None:
+            if inspect.iscoroutinefunction(self.summarizer):  # as a RunnableLambda refuses it
+                raise TypeError(
+                    "Cannot invoke a coroutine function synchronously.Use `ainvoke` instead."
+                )
             if hasattr(self.summarizer, "invoke"):  # a runnable: the summary call's config
-                return _check_summary(self.summarizer.invoke(prompt, config=_summary_config()))
-            return _check_summary(self.summarizer(prompt))
+                return _check_summary(self.summarizer.invoke(trimmed, config=_summary_config()))
+            return _check_summary(self.summarizer(trimmed))
+        try:
+            return self._summarize(self._format_summary_prompt(trimmed))
+        except Exception as exc:
+            retry = self._overflow_retry_prompt(trimmed) if is_context_overflow(exc) else None
+            if retry is None:
+                raise
+        return self._summarize(retry)
+
+    def _summarize(self, prompt: str) -> str:
+        """One summary call with LangChain's retries (`with_retry`)."""
         for attempt in itertools.count():
             try:
                 return self._summary_model.invoke(prompt, config=_summary_config()).text.strip()
@@ -705,15 +769,26 @@ class SummarizationMiddleware(AgentMiddleware):
         raise AssertionError("unreachable")
 
     async def _acreate_summary(self, messages: list[BaseMessage]) -> str:
-        import asyncio
-
+        """Async `_create_summary`."""
         if not messages:
             return "No previous conversation history."
-        prompt = self._summary_input(messages)
-        if not prompt:
+        trimmed = self._trim_messages_for_summary(messages)
+        if not trimmed:
             return "Previous conversation was too long to summarize."
         if self.summarizer is not None:
-            return _check_summary(await _acall(self.summarizer, prompt))
+            return _check_summary(await _acall(self.summarizer, trimmed))
+        try:
+            return await self._asummarize(self._format_summary_prompt(trimmed))
+        except Exception as exc:
+            retry = self._overflow_retry_prompt(trimmed) if is_context_overflow(exc) else None
+            if retry is None:
+                raise
+        return await self._asummarize(retry)
+
+    async def _asummarize(self, prompt: str) -> str:
+        """Async `_summarize`."""
+        import asyncio
+
         for attempt in itertools.count():
             try:
                 config = _summary_config()

@@ -14,16 +14,26 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Literal, TypedDict
+from typing import Any, ClassVar, Generic, Literal
+
+from typing_extensions import TypedDict, TypeVar
 
 from actloop.messages import AIMessage, BaseMessage, SystemMessage
+from actloop.tools import ToolRuntime
 
 __all__ = [
     "AgentMiddleware",
     "AgentState",
+    "ExtendedModelResponse",
+    "InputAgentState",
     "ModelCallResult",
     "ModelRequest",
     "ModelResponse",
+    "OmitFromInput",
+    "OmitFromOutput",
+    "OutputAgentState",
+    "PrivateStateAttr",
+    "ResponseT",
     "Runtime",
     "ToolCallRequest",
     "ToolRuntime",
@@ -39,13 +49,65 @@ __all__ = [
 
 JumpTo = Literal["tools", "model", "end"]
 HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
+ResponseT = TypeVar("ResponseT", default=Any)
+"""The structured response's type (LangChain's type parameter)."""
 
 
-class AgentState(TypedDict, total=False):
+@dataclass(frozen=True)
+class OmitFromSchema:
+    """A state annotation (`Annotated[int, PrivateStateAttr]`): the key is left out of the
+    input and/or the output."""
+
+    input: bool = True
+    output: bool = True
+
+
+OmitFromInput = OmitFromSchema(input=True, output=False)
+OmitFromOutput = OmitFromSchema(input=False, output=True)
+PrivateStateAttr = OmitFromSchema(input=True, output=True)
+
+
+class AgentState(TypedDict, Generic[ResponseT], total=False):
     """The agent's state: its messages (plus what a `state_schema` or middleware adds)."""
 
     messages: list[BaseMessage]
     jump_to: JumpTo | None
+    structured_response: Any
+
+
+def omitted_keys(schema: Any) -> tuple[set[str], set[str]]:
+    """The keys of a state schema annotated `OmitFromInput` / `OmitFromOutput` /
+    `PrivateStateAttr`: (left out of the input, left out of the output)."""
+    import typing
+
+    no_input: set[str] = set()
+    no_output: set[str] = set()
+    if schema is None:
+        return no_input, no_output
+    try:  # string annotations (`from __future__ import annotations`) resolved
+        hints: dict[str, Any] = typing.get_type_hints(schema, include_extras=True)
+    except (NameError, TypeError):
+        hints = dict(getattr(schema, "__annotations__", {}))
+    for key, hint in hints.items():
+        for mark in getattr(hint, "__metadata__", ()):
+            if isinstance(mark, OmitFromSchema):
+                if mark.input:
+                    no_input.add(key)
+                if mark.output:
+                    no_output.add(key)
+    return no_input, no_output
+
+
+class InputAgentState(TypedDict):
+    """What a run takes: its messages."""
+
+    messages: list[Any]
+
+
+class OutputAgentState(TypedDict, Generic[ResponseT], total=False):
+    """What a run gives: its messages and structured response."""
+
+    messages: list[BaseMessage]
     structured_response: Any
 
 
@@ -58,18 +120,9 @@ class Runtime:
     stream_writer: Callable[[Any], None] = lambda _chunk: None
     config: dict[str, Any] = field(default_factory=lambda: {})
 
-
-@dataclass
-class ToolRuntime:
-    """What a tool call's middleware may use besides the call: the state, the run's context,
-    config, store and stream writer, and the call's id (LangChain's `ToolRuntime`)."""
-
-    state: Any
-    context: Any
-    config: dict[str, Any]
-    stream_writer: Callable[[Any], None]
-    tool_call_id: str | None
-    store: Any = None
+    def __class_getitem__(cls, item: Any) -> type[Runtime]:
+        """`Runtime[Context]` in annotations, as LangGraph's generic `Runtime` allows."""
+        return cls
 
 
 @dataclass(init=False)
@@ -111,10 +164,29 @@ class ModelRequest:
         self.state = {"messages": []} if state is None else state
         self.model_settings = {} if model_settings is None else model_settings
 
+    def __class_getitem__(cls, item: Any) -> type[ModelRequest]:
+        """`ModelRequest[Context]` in annotations, as LangChain's generic class allows."""
+        return cls
+
     @property
     def system_prompt(self) -> str | None:
         """The system message's text, or None."""
         return None if self.system_message is None else self.system_message.text
+
+    @system_prompt.setter
+    def system_prompt(self, value: str | None) -> None:
+        """Deprecated in LangChain (use `override(system_message=...)`); sets the system
+        message, with LangChain's `DeprecationWarning`."""
+        import warnings
+
+        warnings.warn(
+            "Direct attribute assignment to ModelRequest.system_prompt is deprecated. "
+            "Use request.override(system_message=SystemMessage(...)) instead to create "
+            "a new request with the modified system message.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        self.system_message = None if value is None else SystemMessage(value)
 
     def override(self, **overrides: Any) -> ModelRequest:
         """A copy with `overrides` (`system_prompt=` is turned into a `system_message`)."""
@@ -133,8 +205,21 @@ class ModelResponse:
     result: list[BaseMessage]
     structured_response: Any = None
 
+    def __class_getitem__(cls, item: Any) -> type[ModelResponse]:
+        """`ModelResponse[T]` in annotations, as LangChain's generic class allows."""
+        return cls
 
-ModelCallResult = ModelResponse | AIMessage
+
+@dataclass
+class ExtendedModelResponse(Generic[ResponseT]):
+    """A model response with a `Command` whose update is applied after the model node (its
+    messages added beside the response's; for other keys the outermost middleware wins)."""
+
+    model_response: ModelResponse
+    command: Any = None
+
+
+ModelCallResult = ModelResponse | AIMessage | ExtendedModelResponse[Any]
 """What a `wrap_model_call` hook may return (LangChain's alias)."""
 
 
@@ -165,6 +250,10 @@ class AgentMiddleware:
     `PrivateStateAttr`)."""
     run_state: ClassVar[tuple[str, ...]] = ()
     """State keys every run starts without (LangGraph's `UntrackedValue`)."""
+
+    def __class_getitem__(cls, item: Any) -> type[AgentMiddleware]:
+        """`AgentMiddleware[State, Context]` as a base, as LangChain's generic class allows."""
+        return cls
 
     @property
     def name(self) -> str:
@@ -349,7 +438,7 @@ def dynamic_prompt(func: Callable[..., Any]) -> AgentMiddleware:
             return await handler(prompted(request, await func(request)))
         return await handler(prompted(request, func(request)))
 
-    attrs: dict[str, Any] = {"awrap_model_call": async_wrap}
+    attrs: dict[str, Any] = {"awrap_model_call": async_wrap, "tools": []}
     if not is_async:
         attrs["wrap_model_call"] = sync_wrap
     cls = type(getattr(func, "__name__", "DynamicPromptMiddleware"), (AgentMiddleware,), attrs)
