@@ -151,7 +151,13 @@ def langserve_app(latency: float) -> Any:
 def serve(lib: str, port: int, latency: float, max_threads: int) -> None:
     import uvicorn
 
-    app = actloop_app(latency, max_threads) if lib == "actloop" else langserve_app(latency)
+    if lib == "actloop":
+        from actloop.server._process import pace_collector
+
+        app = actloop_app(latency, max_threads)
+        pace_collector()  # as `actloop serve` does
+    else:
+        app = langserve_app(latency)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="error", backlog=4096)
 
 

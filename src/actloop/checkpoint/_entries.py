@@ -150,10 +150,9 @@ def encode_plan(output: Any) -> str:
         return json.dumps({"parse_error": error})
     if isinstance(output, list) and len(output) > 1:  # pyright: ignore[reportUnknownArgumentType]
         return _encode_shared_logs(cast("list[Any]", output))
-    if type(output) is AgentAction and _all_str(output.tool, output.tool_input, output.log):
-        return _PLAIN_ACTION % tuple(
-            map(_json_string, (output.tool, output.tool_input, output.log))
-        )
+    plain = _plain_action(output) if isinstance(output, AgentAction) else None
+    if plain is not None:
+        return plain
     return encode({"output": output}, "the agent's plan")
 
 
@@ -163,6 +162,15 @@ _PLAIN_ACTION = (
 )
 """What `dumps` writes for `{"output": AgentAction(tool, text, log)}` (a ReAct agent's plan),
 filled in without its walk: the plan of most steps of a classic agent."""
+
+
+def _plain_action(action: AgentAction) -> str | None:
+    """`_PLAIN_ACTION` for an `AgentAction` (not a subclass, which has its own id) whose tool,
+    input and log are all `str`, else None."""
+    tool, text, log = action.tool, action.tool_input, action.log
+    if type(action) is AgentAction and type(tool) is str and type(text) is str and type(log) is str:
+        return _PLAIN_ACTION % (_json_string(tool), _json_string(text), _json_string(log))
+    return None
 
 
 def _encode_shared_logs(actions: list[Any]) -> str:
@@ -266,8 +274,3 @@ def _without_call_args(message: Any) -> Any:
     bare = copy.copy(message)
     bare.tool_calls = [{**call, "args": {}} for call in calls]
     return bare
-
-
-def _all_str(*values: Any) -> bool:
-    """Whether every value is a `str` (not a subclass)."""
-    return all(type(v) is str for v in values)
