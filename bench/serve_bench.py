@@ -19,6 +19,8 @@ reports; it asserts nothing.
 
 Each protocol `actloop serve` speaks is a row of its own (`--protocols`): the same agent over
 LangServe's `/agent/stream` and the others; LangServe's row is the reference for all of them.
+actloop's server is started with `--max-threads` at least the row's concurrency (`serve
+--max-threads N`), so every durable stream of the 1,000-stream row has its thread's log.
 
     .venv/bin/python bench/serve_bench.py --concurrency 50,200,1000 --latency 0.05
 """
@@ -53,7 +55,7 @@ LANGSERVE_REQS = [
 # ---------------------------------------------------------------- the servers
 
 
-def actloop_app(latency: float) -> Any:
+def actloop_app(latency: float, max_threads: int = 200) -> Any:
     from actloop import AgentExecutor
     from actloop.checkpoint.memory import InMemorySaver
     from actloop.messages import AIMessage, HumanMessage, ToolMessage
@@ -82,7 +84,7 @@ def actloop_app(latency: float) -> Any:
     agent = create_tool_calling_agent(FunctionChatModel(reply), [lookup], prompt)
     executor = AgentExecutor(agent=agent, tools=[lookup], name="agent")
     executor.checkpointer = InMemorySaver()  # the protocols' threads; LangServe's route ignores it
-    return create_app(executor, max_batch=10_000)
+    return create_app(executor, max_batch=10_000, max_threads=max_threads)
 
 
 def langserve_app(latency: float) -> Any:
@@ -146,10 +148,16 @@ def langserve_app(latency: float) -> Any:
     return app
 
 
-def serve(lib: str, port: int, latency: float) -> None:
+def serve(lib: str, port: int, latency: float, max_threads: int) -> None:
     import uvicorn
 
-    app = actloop_app(latency) if lib == "actloop" else langserve_app(latency)
+    if lib == "actloop":
+        from actloop.server._process import pace_collector
+
+        app = actloop_app(latency, max_threads)
+        pace_collector()  # as `actloop serve` does
+    else:
+        app = langserve_app(latency)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="error", backlog=4096)
 
 
@@ -332,12 +340,15 @@ def drive(url: str, protocol: str, runs: int, clients: int) -> dict[str, Any]:
 # ---------------------------------------------------------------- one row
 
 
-def _start_server(lib: str, latency: float) -> tuple[subprocess.Popen[bytes], str]:
+def _start_server(lib: str, latency: float, runs: int) -> tuple[subprocess.Popen[bytes], str]:
+    """A fresh server of `lib`; actloop's keeps the event logs of `runs` live threads (at least
+    its default 200), as a server sized for that many concurrent threaded runs is."""
     import httpx
 
     port = free_port()
     python = sys.executable if lib == "actloop" else langserve_python()
     cmd = [python, __file__, "--server", lib, "--port", str(port), "--latency", str(latency)]
+    cmd += ["--max-threads", str(max(200, runs))]
     env = {**os.environ, "PYTHONPATH": str(BENCH.parent / "src")} if lib == "actloop" else None
     proc = subprocess.Popen(cmd, env=env)
     url = f"http://127.0.0.1:{port}"
@@ -358,7 +369,7 @@ def measure(lib: str, protocol: str, runs: int, clients: int, latency: float) ->
     """One row: `runs` concurrent streams of `protocol` against a fresh server of `lib`."""
     import psutil
 
-    proc, url = _start_server(lib, latency)
+    proc, url = _start_server(lib, latency, runs)
     try:
         drive(url, protocol, min(20, runs), 1)  # warm-up: imports, first requests
         server = psutil.Process(proc.pid)
@@ -385,9 +396,10 @@ def main() -> None:
     parser.add_argument("--out", help="also write the rows as a JSON list to this file")
     parser.add_argument("--server", choices=["actloop", "langserve"])
     parser.add_argument("--port", type=int)
+    parser.add_argument("--max-threads", type=int, default=200)
     args = parser.parse_args()
     if args.server:
-        serve(args.server, args.port, args.latency)
+        serve(args.server, args.port, args.latency, args.max_threads)
         return
     rows: list[dict[str, Any]] = []
     for runs in (int(n) for n in args.concurrency.split(",")):

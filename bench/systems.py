@@ -107,9 +107,10 @@ def section(results: dict[str, Any], quick: bool = False) -> str:
         "A tool-calling agent with a scripted model (50 ms per reply), each run streamed; the "
         "client is a pool of processes (one per CPU), every stream launched at the same "
         "instant. Throughput counts the runs that ended with their own answer; server CPU is "
-        "measured around the runs, after a warm-up. A durable thread's events are kept for at "
-        "most 200 live threads per process (`_hub`), so past 200 concurrent runs the other "
-        "protocols refuse the rest with 503 (see 'own answer'). "
+        "measured around the runs, after a warm-up. A durable thread's events are kept in memory "
+        "for at most `--max-threads` live threads (default 200, `_hub`); the bench starts "
+        "actloop's server with `--max-threads` at least the row's concurrency, as a server "
+        "sized for that many concurrent threaded runs is. "
         "`bench/serve_bench.py`.",
         "",
     ]

@@ -113,6 +113,19 @@ def _proc_start(pid: int) -> str | None:
     return "Z" if fields[0] in ("Z", "X") else fields[19]
 
 
+_this: tuple[int, str, str] | None = None
+
+
+def _this_process() -> tuple[int, str, str]:
+    """This process's pid, host and start time, read once per process (a forked child reads its
+    own): every durable run names its owner, and /proc costs a file read."""
+    global _this
+    pid = os.getpid()
+    if _this is None or _this[0] != pid:
+        _this = (pid, socket.gethostname(), _proc_start(pid) or "")
+    return _this
+
+
 @dataclass(frozen=True)
 class Owner:
     """The process that holds a thread's lease."""
@@ -126,7 +139,7 @@ class Owner:
     @classmethod
     def current(cls) -> Owner:
         """An owner for this process, with a fresh token."""
-        return cls(os.getpid(), socket.gethostname(), _proc_start(os.getpid()) or "")
+        return cls(*_this_process())
 
     def is_alive(self) -> bool:
         """False only when this host can tell the process is gone (dead, zombie, pid reused)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+from json.encoder import encode_basestring_ascii as _json_string
 from typing import Any, NamedTuple, cast
 
 from actloop.exceptions import CheckpointError, OutputParserException, SerializationError
@@ -81,7 +82,10 @@ _UNSAVABLE = '"type": "not_implemented"'
 
 def encode(value: Any, what: str) -> str:
     """`dumps(value)`, or CheckpointError if part of it could not be read back; a value JSON
-    saves changed (a tuple, a key that is not a string) is logged once per process."""
+    saves changed (a tuple, a key that is not a string) is logged once per process. A string
+    (the usual observation) is written as `dumps` writes it, without its walk."""
+    if type(value) is str:
+        return _json_string(value)
     text = dumps(value)
     if _UNSAVABLE in text:
         raise CheckpointError(
@@ -146,7 +150,27 @@ def encode_plan(output: Any) -> str:
         return json.dumps({"parse_error": error})
     if isinstance(output, list) and len(output) > 1:  # pyright: ignore[reportUnknownArgumentType]
         return _encode_shared_logs(cast("list[Any]", output))
+    plain = _plain_action(output) if isinstance(output, AgentAction) else None
+    if plain is not None:
+        return plain
     return encode({"output": output}, "the agent's plan")
+
+
+_PLAIN_ACTION = (
+    '{"output": {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "agent", '
+    '"AgentAction"], "kwargs": {"tool": %s, "tool_input": %s, "log": %s, "type": "AgentAction"}}}'
+)
+"""What `dumps` writes for `{"output": AgentAction(tool, text, log)}` (a ReAct agent's plan),
+filled in without its walk: the plan of most steps of a classic agent."""
+
+
+def _plain_action(action: AgentAction) -> str | None:
+    """`_PLAIN_ACTION` for an `AgentAction` (not a subclass, which has its own id) whose tool,
+    input and log are all `str`, else None."""
+    tool, text, log = action.tool, action.tool_input, action.log
+    if type(action) is AgentAction and type(tool) is str and type(text) is str and type(log) is str:
+        return _PLAIN_ACTION % (_json_string(tool), _json_string(text), _json_string(log))
+    return None
 
 
 def _encode_shared_logs(actions: list[Any]) -> str:

@@ -585,30 +585,62 @@ class SqliteCheckpointer(BaseCheckpointer):
                     self._check_write(conn, thread_id, lease)  # ValueError for another thread's
                     conn.executemany(_INSERT_ENTRY, [(thread_id, *e) for e in entries])
                 return
-            # The hot path: one statement, so one transaction (autocommit), that writes all the
-            # entries or none, and only under the current lease; when it writes nothing, the
-            # check says why.
-            epoch = lease.epoch
-            rows = [(thread_id, *e[:6], epoch) for e in entries]
-            fence = (thread_id, epoch, lease.owner.token)
-            with self._db(wait) as conn:
-                if len(rows) == 1:
-                    written = conn.execute(_INSERT_FENCED_ENTRY, (*rows[0], *fence))
-                else:
-                    values = [v for row in rows for v in row]
-                    written = conn.execute(_fenced_entries(len(rows)), (*values, *fence))
-                if written.rowcount != len(rows):
-                    self._check_write(conn, thread_id, lease)  # raises LeaseLostError
-                    raise LeaseLostError(  # epochs only grow: the lease cannot be current again
-                        f"thread {thread_id!r}: entry {entries[0].seq} was not written under the "
-                        f"lease of epoch {epoch}"
-                    )
+            self._append_fenced(thread_id, entries, lease, wait)
         except sqlite3.IntegrityError as exc:
             seqs = ", ".join(str(e.seq) for e in entries)
             raise CheckpointError(
                 f"journal entry {seqs} of thread {thread_id!r} already exists: another "
                 "process wrote to this run"
             ) from exc
+
+    def _append_fenced(
+        self, thread_id: str, entries: Sequence[JournalEntry], lease: Lease, wait: float
+    ) -> None:
+        """The hot path: one statement, so one transaction (autocommit), that writes all the
+        entries or none, and only under the current lease; when it writes nothing, the check
+        says why. It takes the lock itself when it is free and the connection is open (what
+        `_db` does, without a context manager's cost per step); `_db` otherwise."""
+        epoch = lease.epoch
+        if len(entries) == 1:
+            sql = _INSERT_FENCED_ENTRY
+            values: list[Any] = [thread_id, *entries[0][:6], epoch]
+        else:
+            sql = _fenced_entries(len(entries))
+            values = []
+            for e in entries:
+                values += (thread_id, *e[:6], epoch)
+        values += (thread_id, epoch, lease.owner.token)
+        conn = self._conn
+        if conn is None or self._pid != os.getpid() or not self._lock.acquire(False):
+            with self._db(wait) as conn:
+                self._insert_fenced(conn, sql, values, thread_id, entries, lease)
+            return
+        try:
+            self._busy(conn, wait)
+            self._insert_fenced(conn, sql, values, thread_id, entries, lease)
+        except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
+            raise
+        except (sqlite3.DatabaseError, UnicodeEncodeError) as exc:
+            raise self._failure(exc, wait) from exc
+        finally:
+            self._lock.release()
+
+    def _insert_fenced(
+        self,
+        conn: sqlite3.Connection,
+        sql: str,
+        values: list[Any],
+        thread_id: str,
+        entries: Sequence[JournalEntry],
+        lease: Lease,
+    ) -> None:
+        """Run the fenced insert; LeaseLostError when it wrote nothing."""
+        if conn.execute(sql, values).rowcount != len(entries):
+            self._check_write(conn, thread_id, lease)  # raises LeaseLostError
+            raise LeaseLostError(  # epochs only grow: the lease cannot be current again
+                f"thread {thread_id!r}: entry {entries[0].seq} was not written under the "
+                f"lease of epoch {lease.epoch}"
+            )
 
     def append(
         self,

@@ -152,5 +152,8 @@ def serve_command(args: argparse.Namespace) -> int:
         max_threads=args.max_threads,
     )
     print(f"actloop: serving on http://{args.host}:{args.port}/", file=sys.stderr, flush=True)
+    from actloop.server._process import pace_collector
+
+    pace_collector()  # this process only serves
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", server_header=False)
     return 0

@@ -40,7 +40,9 @@ class EventLog:
     def __init__(self) -> None:
         self.events: list[Event] = []
         self.live = False
-        self._changed = asyncio.Event()
+        self._changed: asyncio.Event | None = None
+        """What followers wait on, made when one waits: the pushes of one burst (a step's
+        several events before a follower runs again) make one event, not one each."""
 
     def push(self, name: str, data: str) -> None:
         """Append one event and wake every follower."""
@@ -53,8 +55,9 @@ class EventLog:
         self._wake()
 
     def _wake(self) -> None:
-        self._changed.set()
-        self._changed = asyncio.Event()
+        changed, self._changed = self._changed, None
+        if changed is not None:
+            changed.set()
 
     async def follow(self, start: int = 0) -> AsyncIterator[Event]:
         """Every event from id `start` on, waiting for new ones while a run is live."""
@@ -65,6 +68,8 @@ class EventLog:
                 index += 1
             if not self.live:
                 return
+            if self._changed is None:
+                self._changed = asyncio.Event()
             await self._changed.wait()
 
 
