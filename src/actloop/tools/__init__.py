@@ -8,6 +8,7 @@ and a tool function's `RunnableConfig` parameter receives the run's config (SPEC
 from actloop.exceptions import ToolException
 from actloop.tools._agent_tools import ExceptionTool, InvalidTool
 from actloop.tools._base import ArgsSchema, BaseTool
+from actloop.tools._input import InputCall, NeedsInput, Question, current_input
 from actloop.tools._openai import convert_to_openai_function, convert_to_openai_tool
 from actloop.tools._structured import StructuredTool, Tool, tool
 from actloop.tools.categories import ToolCategories
@@ -17,13 +18,17 @@ __all__ = [
     "ArgsSchema",
     "BaseTool",
     "ExceptionTool",
+    "InputCall",
     "InvalidTool",
+    "NeedsInput",
+    "Question",
     "StructuredTool",
     "Tool",
     "ToolCategories",
     "ToolException",
     "convert_to_openai_function",
     "convert_to_openai_tool",
+    "current_input",
     "render_text_description",
     "render_text_description_and_args",
     "tool",
