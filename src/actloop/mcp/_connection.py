@@ -19,14 +19,18 @@ import time
 from collections.abc import AsyncGenerator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import IO, Any, TextIO, cast
+from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp import Client, MCPError, types
 from mcp.shared.message import SessionMessage
 
+from actloop.mcp._input import AskingClient, input_responses
 from actloop.mcp._stdio import Garbage
+
+if TYPE_CHECKING:
+    from actloop.tools._input import InputCall
 
 __all__ = ["Connection", "Lost", "NoAnswer", "ServerSpec", "TooMany"]
 
@@ -127,7 +131,7 @@ class Connection:
     async def _session(self, ready: asyncio.Future[str | None], scope: anyio.CancelScope) -> None:
         """Connect, then wait until told to stop or the server's stream ends."""
         async with AsyncExitStack() as stack:
-            client = Client(
+            client = AskingClient(
                 self._watched(),
                 mode="auto",
                 cache=None,  # a tools/list after list_changed must reach the server
@@ -287,12 +291,22 @@ class Connection:
         arguments: dict[str, Any],
         seconds: float | None,
         meta: dict[str, Any] | None = None,
+        answered: InputCall | None = None,
     ) -> types.CallToolResult:
-        """`tools/call`, raced against the end of the connection and the timeout."""
+        """`tools/call`, raced against the end of the connection and the timeout; `answered`
+        re-sends a call that asked for input with a person's answers and its request state
+        (NeedsInput when the server asks a person for input)."""
         client = self.client
         if client is None or not self.up:
             raise Lost("not connected")
-        request = client.call_tool(name, arguments, meta=cast("Any", meta or None))
+        responses, state = input_responses(answered)
+        request = client.call_tool(
+            name,
+            arguments,
+            meta=cast("Any", meta or None),
+            input_responses=responses,
+            request_state=state,
+        )
         return await self._race(request, seconds)
 
     async def list_tools(self, seconds: float) -> list[types.Tool]:
