@@ -3,7 +3,8 @@
 Exit codes: 0 a final answer; 2 a configuration or usage error (no question or an empty one, an
 unknown model or tool, a missing key, a bad --db file or --timeout, a finished --thread, a question
 that is not UTF-8 text);
-3 the run was stopped by a limit (--max-iterations, --timeout); 4 the model or its server failed;
+3 the run was stopped by a limit (--max-iterations, --timeout), or a durable run paused (an MCP
+tool asked a person for input: what it asks and how to answer are printed); 4 the model or its server failed;
 130 interrupted (Ctrl-C; a durable run is kept and says how to resume it). `actloop runs
 list|show|resume|unlock` inspect durable runs. A run writes nothing to disk unless given
 `--db FILE`; a durable run prints its thread id on stderr before it starts.
@@ -202,7 +203,7 @@ def _execute(args: argparse.Namespace, executor: Any) -> int:
 
     from actloop.cli._display import RunDisplay
     from actloop.exceptions import CheckpointError, ModelError
-    from actloop.executor import AgentExecutorIterator
+    from actloop.executor import PAUSED_KEY, AgentExecutorIterator
 
     quiet = args.quiet or args.json
     display = RunDisplay(Console(stderr=args.json), quiet=quiet, verbose=args.verbose)
@@ -240,6 +241,12 @@ def _execute(args: argparse.Namespace, executor: Any) -> int:
         return _fail(args, EXIT_MODEL, f"the model failed: {message}")
     except (ConnectionError, TimeoutError, OSError) as exc:
         return _fail(args, EXIT_MODEL, f"the model server failed: {exc}")
+    if PAUSED_KEY in final:  # an MCP tool asked a person for input: 3, as `runs resume`
+        from actloop.cli._runs import paused_text
+        from actloop.cli._text import inert
+
+        print(inert(paused_text(args.thread, final[PAUSED_KEY], resume_command(args))))
+        return EXIT_STOPPED
     answer = str(final.get("output", ""))
     stopped = iterator.stopped
     limit = _limit(args, iterator) if stopped else None
