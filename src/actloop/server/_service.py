@@ -344,9 +344,11 @@ class ThreadService:
         approve: Any = None,
         reject: Any = None,
         edit: Any = None,
+        answer: Any = None,
     ) -> Started:
-        """Go on with the thread's paused or failed latest run with a person's decisions; 409
-        when it finished or is going on, 422 when a decision names a call that does not wait."""
+        """Go on with the thread's paused or failed latest run with a person's decisions (and
+        answers to the questions of calls that asked for input); 409 when it finished or is going
+        on, 422 when a decision names a call that does not wait or an answer does not fit."""
         found = await self.history(thread_id)
         if self.live(thread_id):
             raise HttpError(409, f"thread {thread_id!r} has a run going on")
@@ -358,8 +360,9 @@ class ThreadService:
             )
         if found.pending:
             _check_ids((approve, reject, edit), {str(p.get("id")) for p in found.pending})
+        _check_answers(answer, found.pending)
         _, turn = public_id(found.record.thread_id)
-        return self._run(thread_id, turn, Resume.of(approve, reject, edit))
+        return self._run(thread_id, turn, Resume.of(approve, reject, edit, answer))
 
     async def delete(self, thread_id: str) -> bool:
         """Forget every turn of the thread and its events here (409 while a run of it goes on;
@@ -539,6 +542,28 @@ def _check_ids(decisions: tuple[Any, Any, Any], waiting: set[str]) -> None:
             raise HttpError(
                 422, f"no call waits with id {unknown[0]!r} (waiting: {', '.join(sorted(waiting))})"
             )
+
+
+def _check_answers(answer: Any, pending: list[dict[str, Any]]) -> None:
+    """422 before the run starts for an answer to a call that asks nothing, or one that does not
+    fit its questions (`{id: the form's content | "decline" | "cancel"}`)."""
+    if answer is None:
+        return
+    if not isinstance(answer, dict):
+        raise HttpError(422, "'answer' must be {call id: answer}")
+    from actloop.executor._input import normalized
+
+    asking = {str(p.get("id")): p for p in pending if isinstance(p.get("questions"), list)}
+    for ident, given in cast("dict[Any, Any]", answer).items():
+        if str(ident) not in asking:
+            waiting = ", ".join(sorted(asking)) or "none"
+            raise HttpError(
+                422, f"no call waits for an answer with id {str(ident)[:40]!r} (waiting: {waiting})"
+            )
+        try:
+            normalized(str(ident), asking[str(ident)]["questions"], given)
+        except CheckpointError as exc:
+            raise HttpError(422, str(exc)) from None
 
 
 def _chunks(
