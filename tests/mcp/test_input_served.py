@@ -1,7 +1,8 @@
 """A served agent whose MCP tool asks a person for input, over the Agent Protocol with the
 official `langgraph-sdk`: the run ends interrupted with the question in its action request, an
 answer that does not fit is a 422 (nothing runs), and `command={"resume": {"answer": ...}}`
-re-sends the call with the answer and its request state."""
+re-sends the call with the answer and its request state. The page (a real headless Chromium)
+shows the question and sends an answer or a decline."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from actloop.checkpoint import SqliteCheckpointer
 from actloop.mcp import MCPToolset
 from actloop.server import create_app
 from actloop.testing import ScriptedAgent
+from server.browser import expect, launch, new_tab
 from support.serve import free_port
 
 TOKEN = "sdk-t0ken"
@@ -106,3 +108,45 @@ def test_the_question_is_an_interrupt_and_the_answer_resumes_the_run(url: str) -
         assert done["output"] == received({"action": "accept", "content": {"nights": 4}})
         assert "__interrupt__" not in done
         assert sync.threads.get("b")["status"] == "idle"
+
+
+@pytest.fixture
+def page() -> Iterator[Any]:
+    """A tab of a headless Chromium (Debian's, driven by Playwright)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as driver:
+        chromium = launch(driver)
+        tab = new_tab(chromium)
+        try:
+            yield tab
+        finally:
+            tab.context.close()
+            chromium.close()
+
+
+@pytest.mark.parametrize("how", ["answer", "decline"])
+def test_the_page_shows_the_question_and_sends_the_answer(url: str, page: Any, how: str) -> None:
+    page.goto(f"{url}/?token={TOKEN}")
+    expect(page.locator("#mode")).to_have_text("durable threads")
+    page.fill("#question", "book a room in Oslo")
+    page.click("#send")
+    page.wait_for_selector(".question")
+    assert page.text_content(".question .what") == (
+        'waiting for an answer [0-0]: book({"city":"Oslo"})'
+    )
+    assert page.locator(".question .asks").all_text_contents() == [
+        "How many nights in Oslo? \u2014 answer: "
+        '{"properties":{"nights":{"type":"integer","description":"How many nights"}},'
+        '"required":["nights"],"type":"object"}'
+    ]
+    expect(page.locator("#threads li")).to_have_text(["interruptedbook a room in Oslo"])
+    if how == "answer":
+        page.fill(".question textarea", '{"nights": 2}')
+        page.click(".question button.answer")
+        sent: dict[str, Any] = {"action": "accept", "content": {"nights": 2}}
+    else:
+        page.click(".question button.decline")
+        sent = {"action": "decline"}
+    expect(page.locator("#answer")).to_have_text(received(sent))
+    assert page.locator(".question").count() == 0
