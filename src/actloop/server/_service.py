@@ -358,8 +358,9 @@ class ThreadService:
             raise HttpError(
                 409, f"thread {thread_id!r} already finished; there is nothing to resume"
             )
-        if found.pending:
-            _check_ids((approve, reject, edit), {str(p.get("id")) for p in found.pending})
+        if found.pending:  # a call waiting for an answer takes no decision (`_check_answers`)
+            deciding = {str(p.get("id")) for p in found.pending if "questions" not in p}
+            _check_ids((approve, reject, edit), deciding)
         _check_answers(answer, found.pending)
         _, turn = public_id(found.record.thread_id)
         return self._run(thread_id, turn, Resume.of(approve, reject, edit, answer))
@@ -540,7 +541,9 @@ def _check_ids(decisions: tuple[Any, Any, Any], waiting: set[str]) -> None:
         unknown = sorted(set(ids) - waiting)
         if unknown:
             raise HttpError(
-                422, f"no call waits with id {unknown[0]!r} (waiting: {', '.join(sorted(waiting))})"
+                422,
+                f"no call waits with id {unknown[0]!r} "
+                f"(waiting: {', '.join(sorted(waiting)) or 'none'})",
             )
 
 
