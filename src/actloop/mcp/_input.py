@@ -12,7 +12,7 @@ requests that are not elicitations (sampling, roots) still go to the SDK's own d
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from mcp import Client, types
 
@@ -62,7 +62,7 @@ def input_responses(answered: InputCall | None) -> tuple[dict[str, Any] | None, 
         return None, None
     responses: dict[str, Any] = {
         key: types.ElicitResult(
-            action=cast("Any", answer["action"]),
+            action=answer["action"],
             content=answer.get("content") if answer["action"] == "accept" else None,
         )
         for key, answer in answered.answers.items()

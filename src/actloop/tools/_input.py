@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
-__all__ = ["ACTIONS", "InputCall", "NeedsInput", "Question", "current_input"]
+__all__ = ["ACTIONS", "CURRENT", "InputCall", "NeedsInput", "Question", "current_input"]
 
 ACTIONS = ("accept", "decline", "cancel")
 """What a person may do with a question: answer it, refuse it, or dismiss it."""
