@@ -386,8 +386,8 @@ def _decisions(message: dict[str, Any], task_id: str) -> dict[str, Any]:
         what = f"unknown field {unknown[0]!r}" if unknown else "no decision"
         raise RpcError(
             INVALID_PARAMS,
-            f"task {task_id!r} waits for input and the message holds {what}: send a data "
-            'part {"approve": true or [ids]}, {"reject": [ids] or {id: reason}}, '
+            f"task {task_id!r} waits for approval or an answer and the message holds {what}: "
+            'send a data part {"approve": true or [ids]}, {"reject": [ids] or {id: reason}}, '
             '{"edit": {id: new input}} or {"answer": {id: answer}}',
         )
     approve, reject, edit, answer = (found.get(k) for k in _DECISIONS)
