@@ -6,6 +6,8 @@ shows the question and sends an answer or a decline."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import sys
 import threading
 import time
@@ -18,7 +20,7 @@ import uvicorn
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.errors import UnprocessableEntityError
 from mcp_fixtures import SERVERS
-from test_input import QUESTION, received
+from test_input import QUESTION, SCHEMA, received
 
 from actloop import AgentAction, AgentExecutor, AgentFinish
 from actloop.checkpoint import SqliteCheckpointer
@@ -37,7 +39,14 @@ def finish(intermediate_steps: Any) -> AgentFinish:
 
 @pytest.fixture
 def url(no_orphans: None, tmp_path: Path) -> Iterator[str]:
-    """A durable server whose agent books a room with the asking MCP server's tool."""
+    """A durable server (with a token) whose agent books a room with the asking server's tool."""
+    with serving(tmp_path, TOKEN) as found:
+        yield found
+
+
+@contextlib.contextmanager
+def serving(tmp_path: Path, token: str | None) -> Iterator[str]:
+    """Serve the booking agent on loopback (uvicorn in a thread); its URL."""
     with MCPToolset.stdio(sys.executable, [str(SERVERS / "asking.py")], timeout=10.0) as toolset:
         agent = ScriptedAgent(
             [AgentAction("book", {"city": "Oslo"}, "book a room"), finish], input_keys=["input"]
@@ -46,7 +55,7 @@ def url(no_orphans: None, tmp_path: Path) -> Iterator[str]:
         executor = AgentExecutor(agent=agent, tools=toolset.get_tools(), checkpointer=store)
         port = free_port()
         config = uvicorn.Config(
-            create_app(executor, token=TOKEN), host="127.0.0.1", port=port, log_level="warning"
+            create_app(executor, token=token), host="127.0.0.1", port=port, log_level="warning"
         )
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, daemon=True)
@@ -150,3 +159,94 @@ def test_the_page_shows_the_question_and_sends_the_answer(url: str, page: Any, h
         sent = {"action": "decline"}
     expect(page.locator("#answer")).to_have_text(received(sent))
     assert page.locator(".question").count() == 0
+
+
+def agui_events(client: Any, body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The AG-UI events of one run (each checked against the `ag-ui-protocol` models)."""
+    from ag_ui.core import Event
+    from pydantic import TypeAdapter
+
+    adapter: TypeAdapter[Any] = TypeAdapter(Event)
+    with client.stream("POST", "/ag-ui", json=body) as response:
+        assert response.status_code == 200, response.read()
+        lines = [line for line in response.iter_lines() if line]
+    events = [json.loads(line.removeprefix("data: ")) for line in lines]
+    for event in events:
+        adapter.validate_python(event)
+    return events
+
+
+def agui_input(thread: str, run: str, **extra: Any) -> dict[str, Any]:
+    from ag_ui.core import RunAgentInput, UserMessage
+
+    messages = [] if "resume" in extra else [UserMessage(id="u1", content="book a room")]
+    fields: dict[str, Any] = {"state": {}, "tools": [], "context": [], "forwarded_props": {}}
+    model = RunAgentInput(thread_id=thread, run_id=run, messages=messages, **fields, **extra)
+    return model.model_dump(mode="json", by_alias=True)
+
+
+def test_over_ag_ui_the_question_is_an_interrupt_answered_by_a_payload(url: str) -> None:
+    import httpx
+
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    with httpx.Client(base_url=url, timeout=60, headers=headers) as client:
+        paused = agui_events(client, agui_input("g", "run-1"))
+        outcome = paused[-1]["outcome"]
+        assert outcome == {
+            "type": "interrupt",
+            "interrupts": [
+                {
+                    "id": "0-0",
+                    "reason": "input_required",
+                    "message": "How many nights in Oslo?",
+                    "toolCallId": outcome["interrupts"][0]["toolCallId"],
+                    "responseSchema": {"type": "object", "properties": {"answer": SCHEMA}},
+                }
+            ],
+        }
+        answer = [{"interruptId": "0-0", "status": "resolved", "payload": {"answer": "cancel"}}]
+        resumed = agui_events(client, agui_input("g", "run-2", resume=answer))
+        assert resumed[-1] == {
+            "type": "RUN_FINISHED",
+            "threadId": "g",
+            "runId": "run-2",
+            "result": received({"action": "cancel"}),
+        }
+
+
+async def test_over_a2a_the_task_asks_and_a_data_part_answers(
+    no_orphans: None, tmp_path: Path
+) -> None:
+    from a2a.client import create_client
+    from a2a.helpers import new_data_part, new_message, new_text_message
+    from a2a.types.a2a_pb2 import Role, SendMessageRequest
+    from google.protobuf.json_format import MessageToDict
+
+    with serving(tmp_path, None) as base:
+        client = await create_client(base)
+        try:
+            ask = new_text_message("book a room", role=Role.ROLE_USER)
+            events = [
+                MessageToDict(r) async for r in client.send_message(SendMessageRequest(message=ask))
+            ]
+            status = events[-1]["statusUpdate"]["status"]
+            assert status["state"] == "TASK_STATE_INPUT_REQUIRED"
+            parts = status["message"]["parts"]
+            assert parts[0] == {
+                "text": "Waiting for an answer: book (0-0) asks: How many nights in Oslo?. "
+                "Answer on this task with a data part."
+            }
+            assert parts[1]["data"]["pending_approvals"][0]["questions"] == [QUESTION]
+            task_id = events[0]["task"]["id"]
+            answer = new_data_part({"answer": {"0-0": {"nights": 6}}})
+            message = new_message([answer], task_id=task_id, role=Role.ROLE_USER)
+            resumed = [
+                MessageToDict(r)
+                async for r in client.send_message(SendMessageRequest(message=message))
+            ]
+            assert resumed[-2]["artifactUpdate"]["artifact"]["parts"] == [
+                {"text": received({"action": "accept", "content": {"nights": 6}})}
+            ]
+            assert resumed[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        finally:
+            await client.close()

@@ -109,15 +109,32 @@ def normalized(
     (an object), `"decline"`, `"cancel"`, or `{"action": ..., "content": ...}`. CheckpointError
     for anything else."""
     keys = [str(q["key"]) for q in questions]
+    schemas = {str(q["key"]): q.get("schema") for q in questions}
     if len(keys) == 1:
-        return {keys[0]: _one(ident, given)}
+        return {keys[0]: _whole(_one(ident, given), schemas[keys[0]])}
     if not isinstance(given, Mapping) or set(cast("Mapping[str, Any]", given)) != set(keys):
         raise CheckpointError(
             f"call {ident} asked {len(keys)} questions: answer with an object keyed by "
             f"{', '.join(keys)}"
         )
     given = cast("Mapping[str, Any]", given)
-    return {key: _one(f"{ident} ({key})", given[key]) for key in keys}
+    return {key: _whole(_one(f"{ident} ({key})", given[key]), schemas[key]) for key in keys}
+
+
+def _whole(answer: dict[str, Any], schema: Any) -> dict[str, Any]:
+    """`answer` with a whole number sent as a float (`6.0`: A2A's data parts and other
+    protobuf-based clients have only doubles) made an int where the schema asks an integer."""
+    content = answer.get("content")
+    properties: Any = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(content, Mapping) or not isinstance(properties, Mapping):
+        return answer
+    fixed = dict(cast("Mapping[str, Any]", content))
+    for name, value in fixed.items():
+        spec: Any = cast("Mapping[str, Any]", properties).get(name)
+        wants = spec.get("type") if isinstance(spec, Mapping) else None
+        if wants == "integer" and isinstance(value, float) and value.is_integer():
+            fixed[name] = int(value)
+    return {**answer, "content": fixed}
 
 
 def _one(ident: str, given: Any) -> dict[str, Any]:
