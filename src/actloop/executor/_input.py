@@ -125,13 +125,16 @@ def _whole(answer: dict[str, Any], schema: Any) -> dict[str, Any]:
     """`answer` with a whole number sent as a float (`6.0`: A2A's data parts and other
     protobuf-based clients have only doubles) made an int where the schema asks an integer."""
     content = answer.get("content")
-    properties: Any = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(content, Mapping) or not isinstance(properties, Mapping):
+    found = (
+        cast("Mapping[str, Any]", schema).get("properties") if isinstance(schema, Mapping) else None
+    )
+    if not isinstance(content, Mapping) or not isinstance(found, Mapping):
         return answer
+    properties = cast("Mapping[str, Any]", found)
     fixed = dict(cast("Mapping[str, Any]", content))
     for name, value in fixed.items():
-        spec: Any = cast("Mapping[str, Any]", properties).get(name)
-        wants = spec.get("type") if isinstance(spec, Mapping) else None
+        spec = properties.get(name)
+        wants = cast("Mapping[str, Any]", spec).get("type") if isinstance(spec, Mapping) else None
         if wants == "integer" and isinstance(value, float) and value.is_integer():
             fixed[name] = int(value)
     return {**answer, "content": fixed}
