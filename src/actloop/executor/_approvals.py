@@ -1,6 +1,7 @@
 """A durable run's step as a person sees it: which calls wait for a decision (an approval, or an
-unsafe repeat after a crash), which decisions a `Resume` input may bring, and what a known or
-decided call returns without running. No I/O: the durable run (`_durable`) journals what is
+unsafe repeat after a crash) or for a person's answers (a tool that asked, `_input`), which
+decisions and answers a `Resume` input may bring, and what a known or decided call returns
+without running. No I/O: the durable run (`_durable`) journals what is
 decided here.
 """
 

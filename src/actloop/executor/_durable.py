@@ -24,7 +24,10 @@ the run's lease, so a run whose lease was taken over is refused instead of writi
 with a `requires_approval` call that has no decision pauses the run: `invoke` returns
 `{**inputs, "pending_approvals": [{"id", "tool", "tool_input", "log"}], "thread_id", "status":
 "paused"}`, and a `Resume` input (`executor.resume(thread_id, approve=..., reject=..., edit=...)`)
-goes on.
+goes on. A call whose tool raised `NeedsInput` (it asks a person) is journaled as an "ask" entry
+and the run pauses once the step's calls are done, the call in `pending_approvals` with its
+`questions`; `resume(thread_id, answer={id: ...})` journals an "answer" entry and runs the call
+again with the answers (`_input`).
 """
 
 from __future__ import annotations
