@@ -144,9 +144,13 @@ def test_answers_that_do_not_fit_are_refused_and_nothing_is_lost(asking: MCPTool
     store.close()
 
 
-def test_without_a_durable_run_the_question_is_an_observation(asking: MCPToolset) -> None:
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_without_a_durable_run_the_question_is_an_observation(
+    asking: MCPToolset, mode: str
+) -> None:
     executor = AgentExecutor(agent=agent(), tools=asking.get_tools())
-    assert executor.invoke({}) == {
+    done = executor.invoke({}) if mode == "sync" else await executor.ainvoke({})
+    assert done == {
         "output": "Error: tool 'book' needs a person's input and did not finish; only a durable "
         "run (a checkpointer and a thread_id) can pause to ask for it. It asked: How many "
         "nights in Oslo?"
@@ -187,3 +191,48 @@ def test_runs_resume_answers_the_question(asking: MCPToolset, tmp_path: Path) ->
     assert runs_resume(path, "R", factory, answer={"0-0": {"nights": 2}}) == CliResult(
         0, received({"action": "accept", "content": {"nights": 2}})
     )
+
+
+def test_a_tool_that_asks_twice_pauses_twice(asking: MCPToolset) -> None:
+    from actloop.checkpoint.memory import InMemorySaver
+
+    store = InMemorySaver()
+    agent = ScriptedAgent(
+        [
+            AgentAction("trip", {"city": "Oslo"}, "plan a trip"),
+            lambda intermediate_steps: AgentFinish({"output": intermediate_steps[-1][1]}, ""),
+        ]
+    )
+    executor = AgentExecutor(agent=agent, tools=asking.get_tools(), checkpointer=store)
+    first = executor.invoke({}, cfg("T"))
+    assert [p["questions"] for p in first[PAUSED]] == [[QUESTION]]
+    second = executor.resume("T", answer={"0-0": {"nights": 2}})
+    breakfast = {"type": "object", "properties": {"breakfast": {"type": "boolean"}}}
+    assert second[PAUSED] == [
+        {
+            "id": "0-0",
+            "tool": "trip",
+            "tool_input": {"city": "Oslo"},
+            "log": "plan a trip",
+            "questions": [{"key": "breakfast", "message": "Breakfast too?", "schema": breakfast}],
+        }
+    ]
+    done = executor.resume("T", answer={"0-0": {"breakfast": True}})
+    assert done == {
+        "output": 'trip {"breakfast": {"action": "accept", "content": {"breakfast": true}}, '
+        '"city": "Oslo", "nights": {"action": "accept", "content": {"nights": 2}}}'
+    }
+    kinds = [(e.kind, e.act, e.call) for e in store.entries("T") if e.kind != "context"]
+    assert kinds == [  # the tool is not idempotent: a "start" before each call, ended by an ask
+        ("plan", None, None),
+        ("start", 0, 0),
+        ("ask", 0, 0),
+        ("answer", 0, 0),
+        ("start", 0, 0),
+        ("ask", 0, 0),
+        ("answer", 0, 0),
+        ("start", 0, 0),
+        ("obs", 0, 0),
+        ("plan", None, None),
+    ]
+    store.close()
