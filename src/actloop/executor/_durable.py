@@ -49,7 +49,7 @@ from actloop.checkpoint import (
 from actloop.checkpoint._entries import DAMAGE, call_id, encode, encode_decision, savable_plan
 from actloop.exceptions import CheckpointError
 from actloop.executor._approvals import Approvals, Paused
-from actloop.executor._input import Answered, ask_data, asked_calls, asking_item
+from actloop.executor._input import NOTHING_ASKED, Answered, ask_data, asked_calls, asking_item
 from actloop.executor._journal import Clock, apply_edits, fingerprint, replay
 from actloop.executor._loop import Act, ActTimeout, Effect, LoopCore, ToolCall
 from actloop.executor._resume import PAUSED_KEY, Resume
@@ -350,6 +350,8 @@ class DurableRun:
     def input_for(self, index: int) -> InputCall:
         """What call `index` of the step runs with (`current_input()`): the answers to what it
         asked, or nothing yet (it may ask)."""
+        if not self.approvals.asks:  # the usual call: nothing asked in this step
+            return NOTHING_ASKED
         return self.approvals.input_for(self.act, index)
 
     def after_call(self, ticket: int, index: int, call: ToolCall, observation: Any) -> Ops[None]:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from actloop.executor._loop import ToolCall
 
 __all__ = [
+    "NOTHING_ASKED",
     "Answered",
     "Asked",
     "ask_data",
@@ -79,11 +80,15 @@ def waiting_for_answer(asked: Asked | None, answered: Answered | None) -> bool:
     return asked is not None and (answered is None or answered.seq < asked.seq)
 
 
+NOTHING_ASKED = InputCall()
+"""What a call of a durable run runs with before it asked anything: it may ask."""
+
+
 def input_call(asked: Asked | None, answered: Answered | None) -> InputCall:
     """What the call runs with: the answers to its latest question and its state, or nothing
     asked yet (it may ask)."""
     if asked is None or answered is None or answered.seq < asked.seq:
-        return InputCall()
+        return NOTHING_ASKED
     return InputCall(answered.answers, asked.state)
 
 
