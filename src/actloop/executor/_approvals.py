@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from actloop.checkpoint._entries import TOO_DEEP, Decision, call_id, too_deep
+from actloop.checkpoint._entries import TOO_DEEP, Decision, call_id, normalized_answers, too_deep
 from actloop.exceptions import CheckpointError
 from actloop.executor._input import (
     Answered,
     Asked,
     asking_item,
     input_call,
-    normalized,
     waiting_for_answer,
 )
 from actloop.executor._journal import Replayed, rejection
@@ -109,7 +108,7 @@ class Approvals:
                 f"{', '.join(unknown)}; waiting: {sorted(asking) or 'none'}"
             )
         return [
-            (asking[ident], normalized(ident, self.asks[asking[ident]].questions, given))
+            (asking[ident], normalized_answers(ident, self.asks[asking[ident]].questions, given))
             for ident, given in resume.answer.items()
         ]
 

@@ -26,7 +26,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp import Client, MCPError, types
 from mcp.shared.message import SessionMessage
 
-from actloop.mcp._input import AskingClient, input_responses
+from actloop.mcp._input import call_asking
 from actloop.mcp._stdio import Garbage
 
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ class Connection:
     async def _session(self, ready: asyncio.Future[str | None], scope: anyio.CancelScope) -> None:
         """Connect, then wait until told to stop or the server's stream ends."""
         async with AsyncExitStack() as stack:
-            client = AskingClient(
+            client = Client(
                 self._watched(),
                 mode="auto",
                 cache=None,  # a tools/list after list_changed must reach the server
@@ -299,14 +299,7 @@ class Connection:
         client = self.client
         if client is None or not self.up:
             raise Lost("not connected")
-        responses, state = input_responses(answered)
-        request = client.call_tool(
-            name,
-            arguments,
-            meta=cast("Any", meta or None),
-            input_responses=responses,
-            request_state=state,
-        )
+        request = call_asking(client, name, arguments, meta or None, answered)
         return await self._race(request, seconds)
 
     async def list_tools(self, seconds: float) -> list[types.Tool]:

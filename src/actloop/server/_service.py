@@ -50,6 +50,7 @@ from actloop.checkpoint import (
     RunRecord,
     StoreTimeoutError,
     ThreadHistory,
+    normalized_answers,
     thread_history,
 )
 from actloop.checkpoint._entries import DAMAGE
@@ -554,8 +555,6 @@ def _check_answers(answer: Any, pending: list[dict[str, Any]]) -> None:
         return
     if not isinstance(answer, dict):
         raise HttpError(422, "'answer' must be {call id: answer}")
-    from actloop.executor._input import normalized
-
     asking = {str(p.get("id")): p for p in pending if isinstance(p.get("questions"), list)}
     for ident, given in cast("dict[Any, Any]", answer).items():
         if str(ident) not in asking:
@@ -564,7 +563,7 @@ def _check_answers(answer: Any, pending: list[dict[str, Any]]) -> None:
                 422, f"no call waits for an answer with id {str(ident)[:40]!r} (waiting: {waiting})"
             )
         try:
-            normalized(str(ident), asking[str(ident)]["questions"], given)
+            normalized_answers(str(ident), asking[str(ident)]["questions"], given)
         except CheckpointError as exc:
             raise HttpError(422, str(exc)) from None
 
