@@ -21,7 +21,7 @@ from actloop.checkpoint._base import (
     RunStatus,
     StoreTimeoutError,
 )
-from actloop.checkpoint._entries import Decision
+from actloop.checkpoint._entries import Decision, normalized_answers
 from actloop.checkpoint._history import (
     CallRecord,
     ThreadHistory,
@@ -53,6 +53,7 @@ __all__ = [
     "aread_thread",
     "connect",
     "is_postgres_url",
+    "normalized_answers",
     "read_thread",
     "thread_history",
 ]

@@ -14,6 +14,8 @@ append-only journal of `JournalEntry` rows, one per result the loop was sent:
     "obs"       a    i    dumpd of call i's observation
     "timeout"   a    -    [indices of the calls that finished before the deadline]
     "decision"  a    i    {"decision": "approve" | "reject" | "edit", "reason", "tool_input"}
+    "ask"       a    i    {"questions": [{"key", "message", "schema"}], "state"}: asked a person
+    "answer"    a    i    {question key: {"action", "content"}}: the answers to the latest ask
     "context"   -    -    {"traceparent": ...}: the trace of the run (or resume) that wrote it
 
 `elapsed` on every entry is the run's clock (seconds, resumes included) when it was written;

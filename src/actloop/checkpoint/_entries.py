@@ -2,7 +2,9 @@
 save, one copy of a step's shared message log, a refusal for tool arguments nested too deeply to
 save (the live run and a replay then see the same step), call ids and decisions.
 
-The entry kinds are listed in `_base`. The durable run (`actloop.executor`) writes entries with
+The answers a person gives a call that asked for input are checked and normalized here too
+(`normalized_answers`), so the server can refuse a bad one before a run starts. The entry kinds
+are listed in `_base`. The durable run (`actloop.executor`) writes entries with
 these functions; the read side (`_history`) and replay read them back.
 """
 
@@ -11,12 +13,14 @@ from __future__ import annotations
 import copy
 import json
 import logging
+from collections.abc import Mapping
 from json.encoder import encode_basestring_ascii as _json_string
 from typing import Any, NamedTuple, cast
 
 from actloop.exceptions import CheckpointError, OutputParserException, SerializationError
 from actloop.serialization import dumps, loads
 from actloop.steps import AgentAction
+from actloop.tools._input import ACTIONS
 
 log = logging.getLogger("actloop.checkpoint")
 
@@ -31,6 +35,7 @@ __all__ = [
     "encode_decision",
     "encode_plan",
     "inexact",
+    "normalized_answers",
     "savable_plan",
     "too_deep",
 ]
@@ -274,3 +279,59 @@ def _without_call_args(message: Any) -> Any:
     bare = copy.copy(message)
     bare.tool_calls = [{**call, "args": {}} for call in calls]
     return bare
+
+
+def normalized_answers(
+    ident: str, questions: list[dict[str, Any]], given: Any
+) -> dict[str, dict[str, Any]]:
+    """The answers to a call's questions, `{key: {"action", "content"}}`, from what a person gave:
+    for one question its answer, for several `{key: answer}`; an answer is the form's content
+    (an object), `"decline"`, `"cancel"`, or `{"action": ..., "content": ...}`. CheckpointError
+    for anything else."""
+    keys = [str(q["key"]) for q in questions]
+    schemas = {str(q["key"]): q.get("schema") for q in questions}
+    if len(keys) == 1:
+        return {keys[0]: _whole(_one(ident, given), schemas[keys[0]])}
+    if not isinstance(given, Mapping) or set(cast("Mapping[str, Any]", given)) != set(keys):
+        raise CheckpointError(
+            f"call {ident} asked {len(keys)} questions: answer with an object keyed by "
+            f"{', '.join(keys)}"
+        )
+    given = cast("Mapping[str, Any]", given)
+    return {key: _whole(_one(f"{ident} ({key})", given[key]), schemas[key]) for key in keys}
+
+
+def _whole(answer: dict[str, Any], schema: Any) -> dict[str, Any]:
+    """`answer` with a whole number sent as a float (`6.0`: A2A's data parts and other
+    protobuf-based clients have only doubles) made an int where the schema asks an integer."""
+    content = answer.get("content")
+    found = (
+        cast("Mapping[str, Any]", schema).get("properties") if isinstance(schema, Mapping) else None
+    )
+    if not isinstance(content, Mapping) or not isinstance(found, Mapping):
+        return answer
+    properties = cast("Mapping[str, Any]", found)
+    fixed = dict(cast("Mapping[str, Any]", content))
+    for name, value in fixed.items():
+        spec = properties.get(name)
+        wants = cast("Mapping[str, Any]", spec).get("type") if isinstance(spec, Mapping) else None
+        if wants == "integer" and isinstance(value, float) and value.is_integer():
+            fixed[name] = int(value)
+    return {**answer, "content": fixed}
+
+
+def _one(ident: str, given: Any) -> dict[str, Any]:
+    if isinstance(given, str) and given in ACTIONS:
+        return {"action": given, "content": None}
+    if isinstance(given, Mapping):
+        value = cast("Mapping[str, Any]", given)
+        if value.get("action") in ACTIONS and set(value) <= {"action", "content"}:
+            content = value.get("content")
+            if content is None or isinstance(content, Mapping):
+                return {"action": value["action"], "content": content}
+        else:
+            return {"action": "accept", "content": dict(value)}
+    raise CheckpointError(
+        f"the answer to call {ident} must be an object (the form's content), 'decline', "
+        "'cancel' or {'action': ..., 'content': {...}}"
+    )

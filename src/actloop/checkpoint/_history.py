@@ -49,7 +49,8 @@ class ThreadHistory:
     inputs: dict[str, Any]
     calls: list[CallRecord] = field(default_factory=lambda: [])
     pending: list[dict[str, Any]] = field(default_factory=lambda: [])
-    """The calls waiting for approval (a paused run): `{"id", "tool", "tool_input", "log"}`."""
+    """The calls waiting for approval (a paused run): `{"id", "tool", "tool_input", "log"}`, plus
+    `questions` (`[{"key", "message", "schema"}]`) for a call waiting for a person's answers."""
     output: dict[str, Any] | None = None
     """The final outputs of a finished run."""
 

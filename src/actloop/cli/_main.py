@@ -3,7 +3,9 @@
 Exit codes: 0 a final answer; 2 a configuration or usage error (no question or an empty one, an
 unknown model or tool, a missing key, a bad --db file or --timeout, a finished --thread, a question
 that is not UTF-8 text);
-3 the run was stopped by a limit (--max-iterations, --timeout); 4 the model or its server failed;
+3 the run was stopped by a limit (--max-iterations, --timeout), or a durable run paused (an MCP
+tool asked a person for input: what it asks and how to answer are printed); 4 the model or its
+server failed;
 130 interrupted (Ctrl-C; a durable run is kept and says how to resume it). `actloop runs
 list|show|resume|unlock` inspect durable runs. A run writes nothing to disk unless given
 `--db FILE`; a durable run prints its thread id on stderr before it starts.
@@ -240,6 +242,20 @@ def _execute(args: argparse.Namespace, executor: Any) -> int:
         return _fail(args, EXIT_MODEL, f"the model failed: {message}")
     except (ConnectionError, TimeoutError, OSError) as exc:
         return _fail(args, EXIT_MODEL, f"the model server failed: {exc}")
+    return _ended(args, display, iterator, final)
+
+
+def _ended(args: argparse.Namespace, display: Any, iterator: Any, final: dict[str, Any]) -> int:
+    """Show the run's end: its answer (and the limit that stopped it), or what a paused run
+    waits for; its exit code."""
+    from actloop.executor import PAUSED_KEY
+
+    if PAUSED_KEY in final:  # an MCP tool asked a person for input: 3, as `runs resume`
+        from actloop.cli._runs import paused_text
+        from actloop.cli._text import inert
+
+        print(inert(paused_text(args.thread, final[PAUSED_KEY], resume_command(args))))
+        return EXIT_STOPPED
     answer = str(final.get("output", ""))
     stopped = iterator.stopped
     limit = _limit(args, iterator) if stopped else None

@@ -129,9 +129,7 @@ def runs_show(path: str | os.PathLike[str], thread_id: str) -> CliResult:
     for call in found.calls:
         shown = _short(call.observation) if call.finished else "(not finished)"
         lines.append(f"  [{call.id}] {call.tool}({_short(call.tool_input, 40)}) -> {shown}")
-    if pending_lines:
-        lines.append("waiting for approval:")
-        lines.extend(pending_lines)
+    lines.extend(pending_lines)
     if record.output:
         lines.append(f"output:  {_short(found.output, 200)}")
     if record.error:
@@ -140,10 +138,38 @@ def runs_show(path: str | os.PathLike[str], thread_id: str) -> CliResult:
 
 
 def _pending_lines(pending: list[dict[str, Any]]) -> list[str]:
+    """The calls waiting for approval, then those waiting for a person's answers (each
+    question's message and the schema of its answer)."""
     try:
-        return [f"  [{p['id']}] {p['tool']}({_short(p['tool_input'], 60)})" for p in pending]
+        lines: list[str] = []
+        approvals = [p for p in pending if "questions" not in p]
+        asking = [p for p in pending if "questions" in p]
+        if approvals:
+            lines.append("waiting for approval:")
+            lines += [
+                f"  [{p['id']}] {p['tool']}({_short(p['tool_input'], 60)})" for p in approvals
+            ]
+        if asking:
+            lines.append("waiting for an answer:")
+        for p in asking:
+            lines.append(f"  [{p['id']}] {p['tool']}({_short(p['tool_input'], 60)}) asks:")
+            lines += [_question_line(q) for q in p["questions"]]
+        return lines
     except DAMAGE as exc:
         raise CheckpointError(f"the list of pending calls is damaged ({exc!r})") from None
+
+
+def _question_line(question: dict[str, Any]) -> str:
+    schema = question.get("schema")
+    form = f" answer: {_short(schema, 300)}" if schema else ""
+    return f"    {question['key']}: {question['message']}{form}"
+
+
+def _resume_hint(command: str, pending: list[dict[str, Any]]) -> str:
+    """How to go on with a paused run: approve its calls, or answer their questions."""
+    if any("questions" in p for p in pending):
+        return f"resume it with: {command} --answer ID='{{...}}' (or ID=decline, ID=cancel)"
+    return f"resume it with: {command} --approve ID ..."
 
 
 def runs_resume(
@@ -154,12 +180,15 @@ def runs_resume(
     approve: bool | Iterable[str] | None = None,
     reject: Mapping[str, str | None] | Iterable[str] | None = None,
     edit: Mapping[str, Any] | None = None,
+    answer: Mapping[str, Any] | None = None,
 ) -> CliResult:
     """Resume a run to its end (or its next pause) and print its outcome."""
     try:
         with contextlib.closing(_open(path)) as store:
             executor = executor_factory(store)
-            result = executor.resume(thread_id, approve=approve, reject=reject, edit=edit)
+            result = executor.resume(
+                thread_id, approve=approve, reject=reject, edit=edit, answer=answer
+            )
     except CheckpointError as exc:
         return CliResult(1, f"error: {exc}")
     except KeyboardInterrupt:
@@ -173,14 +202,20 @@ def runs_resume(
     except Exception as exc:
         return CliResult(1, f"the run failed: {type(exc).__name__}: {exc}")
     if result.get("status") == "paused" and PAUSED_KEY in result:
-        lines = [f"thread {thread_id} is waiting for approval:"]
-        lines.extend(_pending_lines(result[PAUSED_KEY]))
-        lines.append(f"resume it with: actloop runs resume {thread_id} --approve ID ...")
-        return CliResult(3, "\n".join(lines))
+        return CliResult(3, paused_text(thread_id, result[PAUSED_KEY]))
     keys = executor.agent.return_values or ["output"]  # a Runnable agent names none
     values = {k: result[k] for k in keys if k in result}
     text = str(values[keys[0]]) if len(values) == 1 else json.dumps(values, default=str)
     return CliResult(0, text)
+
+
+def paused_text(thread_id: str, pending: list[dict[str, Any]], command: str = "") -> str:
+    """What a paused run waits for, and how to resume it (`command`: the `runs resume` line
+    that rebuilds its agent)."""
+    lines = _pending_lines(pending)
+    lines[0] = f"thread {thread_id} is {lines[0]}" if lines else f"thread {thread_id} is paused"
+    hint = _resume_hint(command or f"actloop runs resume {thread_id}", pending)
+    return "\n".join([*lines, hint])
 
 
 def runs_unlock(path: str | os.PathLike[str], thread_id: str) -> CliResult:
@@ -216,6 +251,14 @@ def add_resume_options(runs: argparse.ArgumentParser) -> None:
         help="run this call with a new input (JSON, or plain text; repeatable)",
     )
     runs.add_argument(
+        "--answer",
+        action="append",
+        default=None,
+        metavar="ID=JSON",
+        help="answer the questions of a call that asked for input: the form's content (JSON), "
+        "decline or cancel (repeatable)",
+    )
+    runs.add_argument(
         "--executor", help="MODULE:ATTR of the AgentExecutor (or its factory) that ran the run"
     )
     add_mcp_options(runs)
@@ -223,15 +266,16 @@ def add_resume_options(runs: argparse.ArgumentParser) -> None:
     runs.set_defaults(tools=None, max_iterations=None, early_stopping=None)
 
 
-def _edits(values: list[str] | None) -> dict[str, Any] | None:
-    """`--edit ID=JSON` values as {id: new input} (text that is not JSON stays text)."""
+def _edits(values: list[str] | None, option: str = "--edit") -> dict[str, Any] | None:
+    """`--edit ID=JSON` (or `--answer`) values as {id: value} (text that is not JSON stays
+    text)."""
     if not values:
         return None
     edits: dict[str, Any] = {}
     for value in values:
         call, sep, given = value.partition("=")
         if not sep or not call:
-            raise ConfigurationError(f"--edit {value!r}: write ID=INPUT, e.g. call_1='{{...}}'")
+            raise ConfigurationError(f"{option} {value!r}: write ID=JSON, e.g. 0-0='{{...}}'")
         try:
             edits[call] = json.loads(given)
         except ValueError:
@@ -322,6 +366,7 @@ def _dispatch(args: argparse.Namespace) -> CliResult:
     if approve == []:  # a bare --approve: every call the run waits for
         approve = True
     edit = _edits(args.edit)
+    answer = _edits(args.answer, "--answer")
     with contextlib.ExitStack() as resources:  # ends the MCP servers
 
         def factory(checkpointer: BaseCheckpointer) -> Any:
@@ -336,7 +381,13 @@ def _dispatch(args: argparse.Namespace) -> CliResult:
             return executor
 
         return runs_resume(
-            args.db, args.thread, factory, approve=approve, reject=args.reject, edit=edit
+            args.db,
+            args.thread,
+            factory,
+            approve=approve,
+            reject=args.reject,
+            edit=edit,
+            answer=answer,
         )
 
 

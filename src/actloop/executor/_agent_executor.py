@@ -268,15 +268,19 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
         approve: bool | Iterable[str] | None = None,
         reject: Mapping[str, str | None] | Iterable[str] | None = None,
         edit: Mapping[str, Any] | None = None,
+        answer: Mapping[str, Any] | None = None,
         config: RunnableConfig | None = None,
     ) -> dict[str, Any]:
         """Go on with the unfinished durable run `thread_id`; returns what `invoke` would.
 
         For a paused run: `approve` ids (or True for all), `reject` ids (or {id: reason}) and
-        `edit` {id: new tool input} decide the calls in its `pending_approvals`. The same as
-        `invoke(Resume.of(approve, reject, edit), config)` with `thread_id` in the config.
+        `edit` {id: new tool input} decide the calls in its `pending_approvals`; `answer` {id:
+        answer} answers those that asked a person for input (their `questions`: the form's
+        content, "decline" or "cancel"). The same as `invoke(Resume.of(approve, reject, edit,
+        answer), config)` with `thread_id` in the config.
         """
-        return self.invoke(Resume.of(approve, reject, edit), _on_thread(config, thread_id))
+        resume = Resume.of(approve, reject, edit, answer)
+        return self.invoke(resume, _on_thread(config, thread_id))
 
     async def aresume(
         self,
@@ -285,10 +289,11 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
         approve: bool | Iterable[str] | None = None,
         reject: Mapping[str, str | None] | Iterable[str] | None = None,
         edit: Mapping[str, Any] | None = None,
+        answer: Mapping[str, Any] | None = None,
         config: RunnableConfig | None = None,
     ) -> dict[str, Any]:
         """Async twin of `resume`."""
-        resume = Resume.of(approve, reject, edit)
+        resume = Resume.of(approve, reject, edit, answer)
         return await self.ainvoke(resume, _on_thread(config, thread_id))
 
     def iter(

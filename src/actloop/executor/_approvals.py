@@ -1,6 +1,7 @@
 """A durable run's step as a person sees it: which calls wait for a decision (an approval, or an
-unsafe repeat after a crash), which decisions a `Resume` input may bring, and what a known or
-decided call returns without running. No I/O: the durable run (`_durable`) journals what is
+unsafe repeat after a crash) or for a person's answers (a tool that asked, `_input`), which
+decisions and answers a `Resume` input may bring, and what a known or decided call returns
+without running. No I/O: the durable run (`_durable`) journals what is
 decided here.
 """
 
@@ -8,14 +9,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from actloop.checkpoint._entries import TOO_DEEP, Decision, call_id, too_deep
+from actloop.checkpoint._entries import TOO_DEEP, Decision, call_id, normalized_answers, too_deep
 from actloop.exceptions import CheckpointError
+from actloop.executor._input import (
+    Answered,
+    Asked,
+    asking_item,
+    input_call,
+    waiting_for_answer,
+)
 from actloop.executor._journal import Replayed, rejection
 from actloop.executor._loop import ToolCall
 from actloop.executor._resume import Resume
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from actloop.tools._input import InputCall
 
 __all__ = ["Approvals", "Paused"]
 
@@ -49,6 +59,10 @@ class Approvals:
         """Seq of the "start" entry of each of its calls that started and did not finish."""
         self.decisions: dict[tuple[int, int], Decision] = {}
         """Every decision journaled, by (step, call index)."""
+        self.asks: dict[int, Asked] = {}
+        """The latest question of each call of that step that asked for a person's input."""
+        self.answers: dict[int, Answered] = {}
+        """The latest answers to them, by call index."""
 
     def restore(self, tail: Replayed) -> None:
         """Take what replay found."""
@@ -64,12 +78,45 @@ class Approvals:
                 continue
             decision = self.decisions.get((act, i))
             started = self.starts.get(i) if act == self.tail_act else None
+            asked = self.asks.get(i) if act == self.tail_act else None
+            if started is not None and asked is not None and asked.seq > started:
+                started = None  # it ended by asking for input: not cut short
             if started is not None and not _idempotent(call):
                 if decision is None or decision.seq < started:
                     unsafe.append(i)
             elif decision is None and _needs_approval(call):
                 unapproved.append(i)
         return unsafe, unapproved
+
+    def asking(self, act: int, count: int) -> list[int]:
+        """Indices of the step's calls whose latest question has no answer yet."""
+        if act != self.tail_act:
+            return []
+        asks, answers = self.asks, self.answers
+        return [i for i in range(count) if waiting_for_answer(asks.get(i), answers.get(i))]
+
+    def answered(
+        self, act: int, calls: Sequence[ToolCall], resume: Resume
+    ) -> list[tuple[int, dict[str, Any]]]:
+        """The answers `resume` brings, by call index, each checked against its call's
+        questions (CheckpointError for a call that asks nothing or a malformed answer)."""
+        asking = {call_id(act, i): i for i in self.asking(act, len(calls))}
+        unknown = sorted(set(resume.answer) - set(asking))
+        if unknown:
+            raise CheckpointError(
+                f"thread {self.thread_id!r} has no call waiting for an answer with id "
+                f"{', '.join(unknown)}; waiting: {sorted(asking) or 'none'}"
+            )
+        return [
+            (asking[ident], normalized_answers(ident, self.asks[asking[ident]].questions, given))
+            for ident, given in resume.answer.items()
+        ]
+
+    def input_for(self, act: int, index: int) -> InputCall:
+        """What call `index` runs with: the answers to its question, or nothing asked yet."""
+        if act != self.tail_act:
+            return input_call(None, None)
+        return input_call(self.asks.get(index), self.answers.get(index))
 
     def choose(
         self, act: int, calls: Sequence[ToolCall], resume: Resume
@@ -109,8 +156,11 @@ class Approvals:
                 f"Check whether it took effect, then resume with approve=[{ident!r}] to run it "
                 f"again, or reject={{{ident!r}: 'what happened'}} to go on without it"
             )
-        if unapproved:
-            raise Paused([_pending(act, i, calls[i]) for i in unapproved])
+        asking = self.asking(act, len(calls))
+        if unapproved or asking:
+            pending = [_pending(act, i, calls[i]) for i in unapproved]
+            pending += [asking_item(act, i, calls[i], self.asks[i].questions) for i in asking]
+            raise Paused(pending)
         return calls
 
     def known(self, act: int, index: int) -> tuple[bool, Any]:

@@ -32,6 +32,7 @@ from actloop.executor._waits import (
     within,
 )
 from actloop.runnables._config import RunnableConfig
+from actloop.tools._input import CURRENT, NeedsInput
 
 if TYPE_CHECKING:
     import asyncio
@@ -182,11 +183,18 @@ class SyncDriver(_DriverBase):
         if self.run is not None and self.core.fires_action(call, is_async=False):
             self.run.fire("on_agent_action", call.action, color="green")
         kwargs = self._tool_kwargs(call)
-        if durable is not None and durable.run.lapsed():
+        if durable is None:
+            return call.tool.run(call.tool_input, **kwargs)
+        if durable.run.lapsed():
             durable.carry(durable.run.renew())
-        observation = call.tool.run(call.tool_input, **kwargs)
-        if durable is not None:
-            durable.carry(durable.run.after_call(ticket, index, call, observation))
+        token = CURRENT.set(durable.run.input_for(index))  # the tool may ask a person
+        try:
+            observation = call.tool.run(call.tool_input, **kwargs)
+        except NeedsInput as asked:
+            observation = asked  # journaled as its question; the run pauses after the step
+        finally:
+            CURRENT.reset(token)
+        durable.carry(durable.run.after_call(ticket, index, call, observation))
         return observation
 
     def _act(self, calls: Calls) -> list[Any] | ActTimeout:
@@ -307,11 +315,18 @@ class AsyncDriver(_DriverBase):
                 "on_agent_action", call.action, verbose=self.verbose, color="green"
             )
         kwargs = self._tool_kwargs(call)
-        if durable is not None and durable.run.lapsed():
+        if durable is None:
+            return await call.tool.arun(call.tool_input, **kwargs)
+        if durable.run.lapsed():
             await durable.carry(durable.run.renew())
-        observation = await call.tool.arun(call.tool_input, **kwargs)
-        if durable is not None:
-            await durable.carry(durable.run.after_call(ticket, index, call, observation))
+        token = CURRENT.set(durable.run.input_for(index))  # the tool may ask a person
+        try:
+            observation = await call.tool.arun(call.tool_input, **kwargs)
+        except NeedsInput as asked:
+            observation = asked  # journaled as its question; the run pauses after the step
+        finally:
+            CURRENT.reset(token)
+        await durable.carry(durable.run.after_call(ticket, index, call, observation))
         return observation
 
     async def _run_tool_task(

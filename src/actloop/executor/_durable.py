@@ -24,7 +24,10 @@ the run's lease, so a run whose lease was taken over is refused instead of writi
 with a `requires_approval` call that has no decision pauses the run: `invoke` returns
 `{**inputs, "pending_approvals": [{"id", "tool", "tool_input", "log"}], "thread_id", "status":
 "paused"}`, and a `Resume` input (`executor.resume(thread_id, approve=..., reject=..., edit=...)`)
-goes on.
+goes on. A call whose tool raised `NeedsInput` (it asks a person) is journaled as an "ask" entry
+and the run pauses once the step's calls are done, the call in `pending_approvals` with its
+`questions`; `resume(thread_id, answer={id: ...})` journals an "answer" entry and runs the call
+again with the answers (`_input`).
 """
 
 from __future__ import annotations
@@ -46,11 +49,13 @@ from actloop.checkpoint import (
 from actloop.checkpoint._entries import DAMAGE, call_id, encode, encode_decision, savable_plan
 from actloop.exceptions import CheckpointError
 from actloop.executor._approvals import Approvals, Paused
+from actloop.executor._input import NOTHING_ASKED, Answered, ask_data, asked_calls, asking_item
 from actloop.executor._journal import Clock, apply_edits, fingerprint, replay
 from actloop.executor._loop import Act, ActTimeout, Effect, LoopCore, ToolCall
 from actloop.executor._resume import PAUSED_KEY, Resume
 from actloop.serialization import dumps, loads
 from actloop.steps import AgentFinish
+from actloop.tools._input import InputCall, NeedsInput
 
 if TYPE_CHECKING:
     from actloop.executor._run import AgentRun
@@ -127,6 +132,9 @@ class DurableRun:
         self.act_elapsed = 0.0
         """Time of the current step: its plan entry or its latest observation."""
         self.approvals = Approvals(thread_id)
+        self.asking: dict[int, dict[str, Any]] = {}
+        """Calls of the current step that asked for a person's input: the run pauses once the
+        step's calls are done (`send`)."""
         self.context: dict[str, str] = {}
         """Trace propagation fields of this run (a W3C `traceparent`), set by a tracing handler
         and journaled when the run opens, so that a resume can link back to it."""
@@ -204,8 +212,10 @@ class DurableRun:
             self.previous_context = json.loads(contexts[-1]) if contexts else {}
             self._check_fingerprint(record.fingerprint)
             tail = replay(self.loop, self.clock, entries, self.thread_id)
+            asked = asked_calls(entries, tail.act)
         self.act = tail.act
         self.approvals.restore(tail)
+        self.approvals.asks, self.approvals.answers = asked
         self._seq = entries[-1].seq + 1 if entries else 0
         self.act_elapsed = tail.act_elapsed
         self._go_live(max(tail.elapsed, self.loop.state.elapsed))
@@ -238,6 +248,11 @@ class DurableRun:
             assert entry is not None
             decisions[self.act, index] = decision._replace(seq=entry.seq)
             yield from self._append(entry)
+        for index, answers in self.approvals.answered(self.act, calls, resume):
+            entry = self._entry("answer", self.act, index, encode(answers, "the answers"))
+            assert entry is not None
+            self.approvals.answers[index] = Answered(entry.seq, answers)
+            yield from self._append(entry)
         apply_edits(self.loop.state, self.act, decisions)
 
     # -- the loop's effects, with the journal's writes -----------------------------------------
@@ -265,6 +280,8 @@ class DurableRun:
         refuses, such as an unhandled parse error, is not saved, so a resume asks again)."""
         loop, phase = self.loop, self.loop.state.phase
         if phase == "act":
+            if self.asking:  # a call asked for a person's input: the step waits for the answer
+                raise Paused([self.asking[i] for i in sorted(self.asking)])
             elapsed = self.act_elapsed
             if isinstance(result, ActTimeout):
                 self._blame_the_store()
@@ -330,10 +347,30 @@ class DurableRun:
             return False, act, self._save(self._entry("start", act, index, None), call)
         return False, act, None
 
+    def input_for(self, index: int) -> InputCall:
+        """What call `index` of the step runs with (`current_input()`): the answers to what it
+        asked, or nothing yet (it may ask)."""
+        if not self.approvals.asks:  # the usual call: nothing asked in this step
+            return NOTHING_ASKED
+        return self.approvals.input_for(self.act, index)
+
     def after_call(self, ticket: int, index: int, call: ToolCall, observation: Any) -> Ops[None]:
-        """Journal a call's observation (its own transaction)."""
+        """Journal a call's observation (its own transaction), or what it asked a person."""
+        if isinstance(observation, NeedsInput):
+            yield from self._asked(ticket, index, call, observation)
+            return
         data = encode(observation, f"the observation of tool {call.action.tool!r}")
         yield from self._save(self._entry("obs", ticket, index, data), call)
+
+    def _asked(self, ticket: int, index: int, call: ToolCall, asked: NeedsInput) -> Ops[None]:
+        """Journal the questions of a call that needs a person's input, and wait for them."""
+        questions, data = ask_data(asked)
+        entry = self._entry("ask", ticket, index, data)
+        if entry is None:  # a call abandoned at the deadline: not part of the run
+            return
+        yield from self._save(entry, call)
+        with self._lock:
+            self.asking[index] = asking_item(ticket, index, call, questions)
 
     def _save(self, entry: JournalEntry | None, call: ToolCall) -> Ops[None]:
         """Write a call's entry, known as unanswered until the store answers (see `send`), with

@@ -20,12 +20,14 @@ class Resume(NamedTuple):
     `executor.resume(t, approve=True)`.
 
     `approve`: call ids to approve, or True for every waiting call; `reject`: ids (or {id:
-    reason}); `edit`: {id: new tool input}. A single string is one id.
+    reason}); `edit`: {id: new tool input}; `answer`: {id: answer} for calls that asked a person
+    for input (the form's content, "decline" or "cancel"). A single string is one id.
     """
 
     approve: bool | frozenset[str] = frozenset()
     reject: Mapping[str, str | None] = {}
     edit: Mapping[str, Any] = {}
+    answer: Mapping[str, Any] = {}
 
     @classmethod
     def of(
@@ -33,9 +35,10 @@ class Resume(NamedTuple):
         approve: bool | Iterable[str] | None = None,
         reject: Mapping[str, str | None] | Iterable[str] | None = None,
         edit: Mapping[str, Any] | None = None,
+        answer: Mapping[str, Any] | None = None,
     ) -> Resume:
         """A Resume from `resume()`'s arguments (None: nothing of that kind)."""
-        return cls(_approvals(approve), _rejections(reject), dict(edit or {}))
+        return cls(_approvals(approve), _rejections(reject), dict(edit or {}), dict(answer or {}))
 
 
 def _approvals(approve: bool | Iterable[str] | None) -> bool | frozenset[str]:

@@ -19,14 +19,18 @@ import time
 from collections.abc import AsyncGenerator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import IO, Any, TextIO, cast
+from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp import Client, MCPError, types
 from mcp.shared.message import SessionMessage
 
+from actloop.mcp._input import call_asking
 from actloop.mcp._stdio import Garbage
+
+if TYPE_CHECKING:
+    from actloop.tools._input import InputCall
 
 __all__ = ["Connection", "Lost", "NoAnswer", "ServerSpec", "TooMany"]
 
@@ -287,12 +291,15 @@ class Connection:
         arguments: dict[str, Any],
         seconds: float | None,
         meta: dict[str, Any] | None = None,
+        answered: InputCall | None = None,
     ) -> types.CallToolResult:
-        """`tools/call`, raced against the end of the connection and the timeout."""
+        """`tools/call`, raced against the end of the connection and the timeout; `answered`
+        re-sends a call that asked for input with a person's answers and its request state
+        (NeedsInput when the server asks a person for input)."""
         client = self.client
         if client is None or not self.up:
             raise Lost("not connected")
-        request = client.call_tool(name, arguments, meta=cast("Any", meta or None))
+        request = call_asking(client, name, arguments, meta or None, answered)
         return await self._race(request, seconds)
 
     async def list_tools(self, seconds: float) -> list[types.Tool]:

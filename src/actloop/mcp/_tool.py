@@ -2,7 +2,9 @@
 
 Its `args_schema` is the server's JSON schema, so arguments are checked before the call and a
 bad call becomes the usual observation naming the tool, field and reason (SPEC B10). Failures of
-the server are `MCPError`s, which the default `handle_tool_error` turns into `Error: ...`.
+the server are `MCPError`s, which the default `handle_tool_error` turns into `Error: ...`. A
+call the server answers with elicitations raises `NeedsInput` (see `_input`): a durable run
+pauses for a person's answers and re-sends the call with them.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from actloop.mcp._errors import error_observation
 from actloop.tools import BaseTool
+from actloop.tools._input import current_input
 
 if TYPE_CHECKING:
     from actloop.mcp._toolset import MCPToolset
@@ -49,7 +52,7 @@ class MCPTool(BaseTool):
         return (), kwargs
 
     def _run(self, **kwargs: Any) -> Any:
-        return self.toolset.call(self.remote_name, kwargs)
+        return self.toolset.call(self.remote_name, kwargs, current_input())
 
     async def _arun(self, **kwargs: Any) -> Any:
-        return await self.toolset.acall(self.remote_name, kwargs)
+        return await self.toolset.acall(self.remote_name, kwargs, current_input())

@@ -28,6 +28,7 @@ from actloop.mcp._errors import (
     reason,
 )
 from actloop.mcp._tool import MCPTool
+from actloop.tools._input import NeedsInput
 
 if TYPE_CHECKING:
     from mcp import types
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from actloop.mcp._connection import Connection, ServerSpec
     from actloop.mcp._thread import LoopThread
     from actloop.tools import BaseTool
+    from actloop.tools._input import InputCall
 
 __all__ = ["MCPToolset"]
 
@@ -192,9 +194,13 @@ class MCPToolset:
         """The server's tools as actloop tools (connecting first if needed)."""
         return self._wait(self._current_tools())
 
-    def call(self, tool: str, arguments: Mapping[str, Any]) -> Any:
-        """Call the server's tool `tool` (its own name, without prefix); see `MCPTool`."""
-        return self._wait(self._call(tool, dict(arguments), _trace()))
+    def call(
+        self, tool: str, arguments: Mapping[str, Any], answered: InputCall | None = None
+    ) -> Any:
+        """Call the server's tool `tool` (its own name, without prefix); see `MCPTool`.
+        NeedsInput when the server asks a person for input; `answered` (what `current_input()`
+        gives the call of a durable run) re-sends it with the answers."""
+        return self._wait(self._call(tool, dict(arguments), _trace(), answered))
 
     def __enter__(self) -> MCPToolset:
         try:
@@ -230,9 +236,11 @@ class MCPToolset:
         """Async `get_tools`."""
         return await self._await(self._current_tools())
 
-    async def acall(self, tool: str, arguments: Mapping[str, Any]) -> Any:
+    async def acall(
+        self, tool: str, arguments: Mapping[str, Any], answered: InputCall | None = None
+    ) -> Any:
         """Async `call`; cancelling it cancels the request."""
-        return await self._await(self._call(tool, dict(arguments), _trace()))
+        return await self._await(self._call(tool, dict(arguments), _trace(), answered))
 
     async def __aenter__(self) -> MCPToolset:
         try:
@@ -370,7 +378,13 @@ class MCPToolset:
             await self._list(conn)
         return list(self._tools.values())
 
-    async def _call(self, tool: str, arguments: dict[str, Any], trace: dict[str, str]) -> Any:
+    async def _call(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        trace: dict[str, str],
+        answered: InputCall | None = None,
+    ) -> Any:
         """Call `tool`; a request that never reached the server is sent once more, on a new
         connection (an HTTP server restarted, or a session the server no longer knows). Runs
         under the caller's trace context, so the SDK's request carries it in `_meta`."""
@@ -382,13 +396,19 @@ class MCPToolset:
         try:
             with continue_trace(trace):
                 try:
-                    return await self._attempt(tool, arguments)
+                    return await self._attempt(tool, arguments, answered)
                 except _Resend:
-                    return await self._attempt(tool, arguments, last=True)
+                    return await self._attempt(tool, arguments, answered, last=True)
         finally:
             self._calls.discard(cast("asyncio.Task[Any]", task))
 
-    async def _attempt(self, tool: str, arguments: dict[str, Any], last: bool = False) -> Any:
+    async def _attempt(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        answered: InputCall | None,
+        last: bool = False,
+    ) -> Any:
         from mcp import MCPError as SDKError
 
         from actloop.mcp._connection import Lost, NoAnswer
@@ -405,7 +425,9 @@ class MCPToolset:
             raise MCPError(message + offered, server=server, tool=tool)
         seen = conn.garbage.count
         try:
-            result = await conn.call(tool, arguments, self.timeout)
+            result = await conn.call(tool, arguments, self.timeout, answered=answered)
+        except NeedsInput:  # the server asks a person (a durable run pauses on it)
+            raise
         except NoAnswer:
             message = (
                 f"MCP server {server!r} did not answer tool {tool!r} within {self.timeout:g} s"

@@ -13,7 +13,9 @@ needs no memory of the server) and its `contextId` is the thread `T`. A message 
 `TASK_STATE_INPUT_REQUIRED` whose status message holds the calls that wait (a data part
 `{"pending_approvals": [...]}`), and a message on that task with a data part `{"approve": true}`
 (or a list of call ids), `{"reject": [ids] or {id: reason}}` or `{"edit": {id: new input}}`
-resumes it. A failed run is `TASK_STATE_FAILED` with only its exception type as the message.
+resumes it; a call that asked a person for input (its `questions` in the pending item) is
+answered with `{"answer": {id: the form's content, "decline" or "cancel"}}`. A failed run is
+`TASK_STATE_FAILED` with only its exception type as the message.
 
 `CancelTask` stops a run going on in this server: the store saves it failed by its
 `CancelledError`, which reads as `TASK_STATE_CANCELED` (also after a restart); A2A takes a
@@ -66,7 +68,7 @@ FAILED = "TASK_STATE_FAILED"
 CANCELED = "TASK_STATE_CANCELED"
 INPUT_REQUIRED = "TASK_STATE_INPUT_REQUIRED"
 _TERMINAL = frozenset({COMPLETED, FAILED, CANCELED})
-_DECISIONS = ("approve", "reject", "edit")
+_DECISIONS = ("approve", "reject", "edit", "answer")
 _MAX_PAGE = 100
 
 # JSON-RPC and A2A error codes, with the reason A2A's ErrorInfo names.
@@ -384,18 +386,18 @@ def _decisions(message: dict[str, Any], task_id: str) -> dict[str, Any]:
         what = f"unknown field {unknown[0]!r}" if unknown else "no decision"
         raise RpcError(
             INVALID_PARAMS,
-            f"task {task_id!r} waits for approval and the message holds {what}: send a data "
-            'part {"approve": true or [ids]}, {"reject": [ids] or {id: reason}} '
-            'or {"edit": {id: new input}}',
+            f"task {task_id!r} waits for approval or an answer and the message holds {what}: "
+            'send a data part {"approve": true or [ids]}, {"reject": [ids] or {id: reason}}, '
+            '{"edit": {id: new input}} or {"answer": {id: answer}}',
         )
-    approve, reject, edit = (found.get(k) for k in _DECISIONS)
+    approve, reject, edit, answer = (found.get(k) for k in _DECISIONS)
     if approve is not None and approve is not True and not _strings(approve):
         raise RpcError(INVALID_PARAMS, "'approve' must be true or a list of call ids")
     if reject is not None and not _strings(reject) and not isinstance(reject, dict):
         raise RpcError(INVALID_PARAMS, "'reject' must be a list of call ids or {id: reason}")
     if edit is not None and not isinstance(edit, dict):
         raise RpcError(INVALID_PARAMS, "'edit' must be {id: new tool input}")
-    return {"approve": approve, "reject": reject, "edit": edit}
+    return {"approve": approve, "reject": reject, "edit": edit, "answer": answer}
 
 
 def _strings(value: Any) -> bool:
@@ -460,10 +462,20 @@ def _answer(output: dict[str, Any]) -> dict[str, Any]:
 
 def _waiting(task_id: str, context_id: str, pending: list[dict[str, Any]]) -> dict[str, Any]:
     """The status message of a task waiting for approval: what waits, and the calls as data."""
-    names = ", ".join(f"{p.get('tool')} ({p.get('id')})" for p in pending)
-    text = f"Waiting for approval: {names}. Answer on this task with a data part."
+    names = ", ".join(f"{p.get('tool')} ({p.get('id')})" for p in pending if "questions" not in p)
+    asks = [_asks(p) for p in pending if "questions" in p]
+    waits = [f"Waiting for approval: {names}."] if names else []
+    waits += [f"Waiting for an answer: {', '.join(asks)}."] if asks else []
+    text = " ".join([*waits, "Answer on this task with a data part."])
     data = {"pending_approvals": encode(pending)}
     return _agent_message(task_id, context_id, [{"text": text}, {"data": data}])
+
+
+def _asks(pending: dict[str, Any]) -> str:
+    """A call waiting for a person's answer, and what it asks."""
+    questions = cast("list[Any]", pending.get("questions") or [])
+    asked = "; ".join(str(cast("dict[str, Any]", q).get("message")) for q in questions)
+    return f"{pending.get('tool')} ({pending.get('id')}) asks: {asked}"
 
 
 def _status(

@@ -9,7 +9,9 @@ Events, in AG-UI 1.0's JSON shapes (camelCase, no `null` for an absent field): `
 the model's streamed text as `TEXT_MESSAGE_START/CONTENT/END` (the final answer as one message
 when the model did not stream it); each tool call as `TOOL_CALL_START/ARGS/END`, its observation
 as `TOOL_CALL_RESULT`; a pause for approval as `STATE_SNAPSHOT` (the client's state plus
-`pending_approvals`), then `RUN_FINISHED` with an `interrupt` outcome naming each waiting call.
+`pending_approvals`), then `RUN_FINISHED` with an `interrupt` outcome naming each waiting call (a
+call that asked a person for input: reason `input_required`, its questions as the message and
+`{"answer": ...}` as the payload it takes).
 Every stream ends with exactly one terminal event: `RUN_FINISHED` (its `result` the output),
 `RUN_FINISHED` with a `cancelled` outcome, or `RUN_ERROR` carrying the error's type only (a cut
 model stream fails the run, so it is a `RUN_ERROR`, never a finish).
@@ -186,6 +188,8 @@ class Translator:
                 "toolCallId": self._take(call.get("tool"), call.get("tool_input")),
                 "responseSchema": APPROVAL_SCHEMA,
             }
+            if "questions" in call:  # the tool asked a person for input
+                interrupt.update(_asking(call))
             if interrupt["toolCallId"] is None:  # never announced: no call id to name
                 del interrupt["toolCallId"]
             self.interrupts.append(interrupt)
@@ -206,6 +210,27 @@ class Translator:
                 {"type": "TEXT_MESSAGE_END", "messageId": message},
             ]
         return events
+
+
+def _asking(call: Json) -> Json:
+    """The interrupt fields of a call waiting for a person's answer: its questions, and the
+    payload it takes (`{"answer": the form's content | "decline" | "cancel"}`; with several
+    questions, the answer is keyed by question)."""
+    questions = _dicts(call.get("questions"))
+    schemas = [q.get("schema") or {"type": "object"} for q in questions]
+    answer: Any = (
+        schemas[0]
+        if len(schemas) == 1
+        else {
+            "type": "object",
+            "properties": {str(q.get("key")): s for q, s in zip(questions, schemas, strict=True)},
+        }
+    )
+    return {
+        "reason": "input_required",
+        "message": "; ".join(str(q.get("message")) for q in questions),
+        "responseSchema": {"type": "object", "properties": {"answer": answer}},
+    }
 
 
 def _dicts(value: Any) -> list[Json]:
@@ -257,10 +282,12 @@ def latest_question(messages: Any) -> str:
 def decisions(resume: Any) -> dict[str, Any]:
     """`ThreadService.resume`'s decisions from AG-UI resume entries: `resolved` with payload
     `{"approve": true}` (or `true`) approves the call, `{"approve": false, "reason"?}` (or
-    `false`) rejects it, `{"edit": input}` runs it on a new input; `cancelled` rejects it."""
+    `false`) rejects it, `{"edit": input}` runs it on a new input, `{"answer": ...}` answers a
+    call that asked a person for input (the form's content, "decline" or "cancel"); `cancelled`
+    rejects it."""
     if not isinstance(resume, list):
         raise HttpError(422, "'resume' must be a list of {interruptId, status, payload}")
-    found: dict[str, Any] = {"approve": [], "reject": {}, "edit": {}}
+    found: dict[str, Any] = {"approve": [], "reject": {}, "edit": {}, "answer": {}}
     for entry in cast(list[Any], resume):
         call = cast(Json, entry).get("interruptId") if isinstance(entry, dict) else None
         if not isinstance(call, str):
@@ -274,7 +301,8 @@ def decisions(resume: Any) -> dict[str, Any]:
 
 
 def _decision(entry: Json) -> tuple[str, Any]:
-    """One resume entry as ("approve", None), ("reject", reason) or ("edit", new input)."""
+    """One resume entry as ("approve", None), ("reject", reason), ("edit", new input) or
+    ("answer", answer)."""
     status, payload = entry.get("status"), entry.get("payload")
     if status == "cancelled":
         return "reject", None
@@ -283,6 +311,8 @@ def _decision(entry: Json) -> tuple[str, Any]:
     answer = cast(Json, payload) if isinstance(payload, dict) else {"approve": payload}
     if "edit" in answer:
         return "edit", answer["edit"]
+    if "answer" in answer:
+        return "answer", answer["answer"]
     verdict, reason = answer.get("approve"), answer.get("reason")
     if not isinstance(verdict, bool) or not isinstance(reason, (str, type(None))):
         raise HttpError(

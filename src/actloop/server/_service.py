@@ -50,6 +50,7 @@ from actloop.checkpoint import (
     RunRecord,
     StoreTimeoutError,
     ThreadHistory,
+    normalized_answers,
     thread_history,
 )
 from actloop.checkpoint._entries import DAMAGE
@@ -344,9 +345,11 @@ class ThreadService:
         approve: Any = None,
         reject: Any = None,
         edit: Any = None,
+        answer: Any = None,
     ) -> Started:
-        """Go on with the thread's paused or failed latest run with a person's decisions; 409
-        when it finished or is going on, 422 when a decision names a call that does not wait."""
+        """Go on with the thread's paused or failed latest run with a person's decisions (and
+        answers to the questions of calls that asked for input); 409 when it finished or is going
+        on, 422 when a decision names a call that does not wait or an answer does not fit."""
         found = await self.history(thread_id)
         if self.live(thread_id):
             raise HttpError(409, f"thread {thread_id!r} has a run going on")
@@ -356,10 +359,12 @@ class ThreadService:
             raise HttpError(
                 409, f"thread {thread_id!r} already finished; there is nothing to resume"
             )
-        if found.pending:
-            _check_ids((approve, reject, edit), {str(p.get("id")) for p in found.pending})
+        if found.pending:  # a call waiting for an answer takes no decision (`_check_answers`)
+            deciding = {str(p.get("id")) for p in found.pending if "questions" not in p}
+            _check_ids((approve, reject, edit), deciding)
+        _check_answers(answer, found.pending)
         _, turn = public_id(found.record.thread_id)
-        return self._run(thread_id, turn, Resume.of(approve, reject, edit))
+        return self._run(thread_id, turn, Resume.of(approve, reject, edit, answer))
 
     async def delete(self, thread_id: str) -> bool:
         """Forget every turn of the thread and its events here (409 while a run of it goes on;
@@ -537,8 +542,30 @@ def _check_ids(decisions: tuple[Any, Any, Any], waiting: set[str]) -> None:
         unknown = sorted(set(ids) - waiting)
         if unknown:
             raise HttpError(
-                422, f"no call waits with id {unknown[0]!r} (waiting: {', '.join(sorted(waiting))})"
+                422,
+                f"no call waits with id {unknown[0]!r} "
+                f"(waiting: {', '.join(sorted(waiting)) or 'none'})",
             )
+
+
+def _check_answers(answer: Any, pending: list[dict[str, Any]]) -> None:
+    """422 before the run starts for an answer to a call that asks nothing, or one that does not
+    fit its questions (`{id: the form's content | "decline" | "cancel"}`)."""
+    if answer is None:
+        return
+    if not isinstance(answer, dict):
+        raise HttpError(422, "'answer' must be {call id: answer}")
+    asking = {str(p.get("id")): p for p in pending if isinstance(p.get("questions"), list)}
+    for ident, given in cast("dict[Any, Any]", answer).items():
+        if str(ident) not in asking:
+            waiting = ", ".join(sorted(asking)) or "none"
+            raise HttpError(
+                422, f"no call waits for an answer with id {str(ident)[:40]!r} (waiting: {waiting})"
+            )
+        try:
+            normalized_answers(str(ident), asking[str(ident)]["questions"], given)
+        except CheckpointError as exc:
+            raise HttpError(422, str(exc)) from None
 
 
 def _chunks(

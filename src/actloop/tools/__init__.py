@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from actloop.exceptions import ToolException
 from actloop.tools._agent_tools import ExceptionTool, InvalidTool
 from actloop.tools._base import ArgsSchema, BaseTool
+from actloop.tools._input import InputCall, NeedsInput, Question, current_input
 from actloop.tools._openai import convert_to_openai_function, convert_to_openai_tool
 from actloop.tools._structured import StructuredTool, Tool, tool
 from actloop.tools.categories import ToolCategories
@@ -47,7 +48,10 @@ __all__ = [
     "InjectedStore",
     "InjectedToolArg",
     "InjectedToolCallId",
+    "InputCall",
     "InvalidTool",
+    "NeedsInput",
+    "Question",
     "StructuredTool",
     "Tool",
     "ToolCategories",
@@ -55,6 +59,7 @@ __all__ = [
     "ToolRuntime",
     "convert_to_openai_function",
     "convert_to_openai_tool",
+    "current_input",
     "render_text_description",
     "render_text_description_and_args",
     "tool",

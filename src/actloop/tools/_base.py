@@ -29,6 +29,7 @@ from actloop.tools._calls import (
     prep_run_args,
     tool_config,
 )
+from actloop.tools._input import NeedsInput, current_input
 from actloop.tools._validate import InvalidArguments, parse_input
 
 if TYPE_CHECKING:
@@ -307,6 +308,13 @@ class BaseTool(Runnable[Any, Any]):
             return (flag, None, "error")
         return (flag(exc), None, "error")
 
+    def _unasked(self, exc: NeedsInput) -> Outcome:
+        """A tool asked for a person's input: a durable run pauses on it (re-raised), any other
+        run gets an observation saying what was asked."""
+        if current_input() is not None:
+            raise exc
+        return (exc.observation(self.name), None, "error")
+
     def _outcome(self, response: Any) -> Outcome:
         if self.response_format != "content_and_artifact":
             return (response, None, "success")
@@ -347,6 +355,8 @@ class BaseTool(Runnable[Any, Any]):
             return self._handled(exc)
         except Deadline:
             return (timed_out(self.name, self.timeout), None, "error")
+        except NeedsInput as exc:
+            return self._unasked(exc)
         return self._outcome(response)
 
     async def _aexecute(
@@ -373,6 +383,8 @@ class BaseTool(Runnable[Any, Any]):
             return self._handled(exc)
         except Deadline:
             return (timed_out(self.name, self.timeout), None, "error")
+        except NeedsInput as exc:
+            return self._unasked(exc)
         return self._outcome(response)
 
     def run(

@@ -3,12 +3,13 @@
 The resume value decides the calls waiting for approval (their ids are the interrupt's
 `action_requests[].id`, the journal's call ids):
 
-- actloop's shape: `{"approve": true | [ids], "reject": [ids] | {id: reason}, "edit": {id: input}}`
-  (any of the three; `true` alone approves every waiting call; `null` or `{}` goes on with a
-  failed or stopped run);
+- actloop's shape: `{"approve": true | [ids], "reject": [ids] | {id: reason}, "edit": {id: input},
+  "answer": {id: answer}}` (any of them; `true` alone approves every waiting call; `null` or `{}`
+  goes on with a failed or stopped run). `answer` answers a call that asked a person for input
+  (its action request has `questions`): the form's content, `"decline"` or `"cancel"`;
 - LangChain's human-in-the-loop shape: `{"decisions": [{"type": "approve"}, {"type": "reject",
-  "message": reason}, {"type": "edit", "edited_action": {"name", "args"}}]}`, one per waiting call
-  in order.
+  "message": reason}, {"type": "edit", "edited_action": {"name", "args"}}, {"type": "answer",
+  "answer": answer}]}`, one per waiting call in order.
 """
 
 from __future__ import annotations
@@ -34,12 +35,14 @@ def decisions(resume: Any, pending: list[dict[str, Any]]) -> dict[str, Any]:
     resume = cast(dict[str, Any], resume)
     if "decisions" in resume:
         return _listed(resume["decisions"], [str(p.get("id")) for p in pending])
-    unknown = sorted(set(resume) - {"approve", "reject", "edit"})
+    unknown = sorted(set(resume) - {"approve", "reject", "edit", "answer"})
     if unknown:
         raise HttpError(
-            422, f"unknown resume key {unknown[0][:40]!r} (approve, reject, edit, decisions)"
+            422,
+            f"unknown resume key {unknown[0][:40]!r} (approve, reject, edit, answer, decisions)",
         )
-    return _checked(resume.get("approve"), resume.get("reject"), resume.get("edit"))
+    checked = _checked(resume.get("approve"), resume.get("reject"), resume.get("edit"))
+    return {**checked, "answer": resume.get("answer")}
 
 
 def _checked(approve: Any, reject: Any, edit: Any) -> dict[str, Any]:
@@ -65,6 +68,7 @@ def _listed(given: Any, waiting: list[str]) -> dict[str, Any]:
     approve: list[str] = []
     reject: dict[str, Any] = {}
     edit: dict[str, Any] = {}
+    answer: dict[str, Any] = {}
     for call, decision in zip(waiting, cast(list[Any], given), strict=True):
         kind = cast(dict[str, Any], decision).get("type") if isinstance(decision, dict) else None
         if kind == "approve":
@@ -77,9 +81,16 @@ def _listed(given: Any, waiting: list[str]) -> dict[str, Any]:
             if not isinstance(action, dict) or "args" not in action:
                 raise HttpError(422, "an edit decision needs 'edited_action': {name, args}")
             edit[call] = cast(dict[str, Any], action)["args"]
+        elif kind == "answer":
+            answer[call] = cast(dict[str, Any], decision).get("answer")
         else:
-            raise HttpError(422, "each decision's 'type' must be approve, reject or edit")
-    return {"approve": approve or None, "reject": reject or None, "edit": edit or None}
+            raise HttpError(422, "each decision's 'type' must be approve, reject, edit or answer")
+    return {
+        "approve": approve or None,
+        "reject": reject or None,
+        "edit": edit or None,
+        "answer": answer or None,
+    }
 
 
 def run_input(executor: AgentExecutor, value: Any) -> Any:

@@ -8,7 +8,9 @@ so a `useStream` front end renders it as a chat. Message ids are stable (`{turn 
 journal's call id (`"0-0"`, as in `pending_approvals`; `"T:2"`'s calls are `"2:0-0"`...).
 
 A pause is one interrupt whose value is LangChain's human-in-the-loop request (`action_requests`
-with each waiting call's `id`, `name`, `args`, `description`; `review_configs`).
+with each waiting call's `id`, `name`, `args`, `description`; `review_configs`). A call that asked
+a person for input also has its `questions` (`key`, `message`, `schema`), and its only allowed
+decision is `answer`.
 """
 
 from __future__ import annotations
@@ -33,21 +35,32 @@ def iso(stamp: float) -> str:
 
 def interrupt(turn_id: str, pending: list[dict[str, Any]]) -> dict[str, Any]:
     """The interrupt of a paused turn: its calls waiting for a decision."""
-    requests = [
+    requests = [_request(p) for p in pending]
+    configs = [
         {
-            "id": p.get("id"),
-            "name": p.get("tool"),
-            "args": encode(p.get("tool_input")),
-            "description": p.get("log") or "",
+            "action_name": r["name"],
+            "allowed_decisions": ["answer"] if "questions" in r else DECISIONS,
         }
-        for p in pending
+        for r in requests
     ]
-    configs = [{"action_name": r["name"], "allowed_decisions": DECISIONS} for r in requests]
     ids = ",".join(str(p.get("id")) for p in pending)
     return {
         "value": {"action_requests": requests, "review_configs": configs},
         "id": f"{turn_id}/{ids}",
     }
+
+
+def _request(pending: dict[str, Any]) -> dict[str, Any]:
+    """The action request of one waiting call (with its questions, if it asked for input)."""
+    request = {
+        "id": pending.get("id"),
+        "name": pending.get("tool"),
+        "args": encode(pending.get("tool_input")),
+        "description": pending.get("log") or "",
+    }
+    if "questions" in pending:
+        request["questions"] = encode(pending["questions"])
+    return request
 
 
 def _args(tool_input: Any) -> dict[str, Any]:

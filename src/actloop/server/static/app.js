@@ -152,6 +152,10 @@ function showApprovals(pending) {
   const box = $("approvals");
   box.replaceChildren();
   for (const call of pending) {
+    if (call.questions) {
+      box.appendChild(questionCard(call));
+      continue;
+    }
     const card = document.createElement("div");
     card.className = "approval";
     const what = document.createElement("div");
@@ -176,6 +180,41 @@ function showApprovals(pending) {
     card.append(what, edit, reason, buttons);
     box.appendChild(card);
   }
+}
+
+// a call that asked a person for input: its questions, and an answer (JSON), decline or cancel
+function questionCard(call) {
+  const card = document.createElement("div");
+  card.className = "approval question";
+  const what = document.createElement("div");
+  what.className = "what";
+  what.textContent = "waiting for an answer [" + call.id + "]: " + call.tool + "(" + text(call.tool_input) + ")";
+  card.appendChild(what);
+  for (const q of call.questions) {
+    const asked = document.createElement("div");
+    asked.className = "asks";
+    asked.textContent = q.message + (q.schema ? " \u2014 answer: " + JSON.stringify(q.schema) : "");
+    card.appendChild(asked);
+  }
+  const keys = call.questions.map((q) => q.key);
+  const several = keys.length > 1;
+  const answer = document.createElement("textarea");
+  answer.rows = 2;
+  answer.value = several ? JSON.stringify(Object.fromEntries(keys.map((k) => [k, {}]))) : "{}";
+  answer.setAttribute("aria-label", "answer");
+  const all = (action) => (several ? Object.fromEntries(keys.map((k) => [k, action])) : action);
+  const buttons = document.createElement("div");
+  buttons.className = "buttons";
+  const send = button("Answer", "answer", () => {
+    let given;
+    try { given = JSON.parse(answer.value); } catch (e) { addLine("error", "the answer is not JSON"); return; }
+    decide({ answer: { [call.id]: given } });
+  });
+  const decline = button("Decline", "decline", () => decide({ answer: { [call.id]: all("decline") } }));
+  const cancel = button("Cancel", "cancel", () => decide({ answer: { [call.id]: all("cancel") } }));
+  buttons.append(send, decline, cancel);
+  card.append(answer, buttons);
+  return card;
 }
 
 function button(label, kind, onClick) {
@@ -254,7 +293,7 @@ async function showThread(thread) {
   const { data, response } = await call("GET", threadPath(thread, "/state"));
   showMessages((data.values && data.values.messages) || []);
   for (const i of data.interrupts) {
-    showApprovals(i.value.action_requests.map((r) => ({ id: r.id, tool: r.name, tool_input: r.args })));
+    showApprovals(i.value.action_requests.map((r) => ({ id: r.id, tool: r.name, tool_input: r.args, questions: r.questions })));
   }
   const failed = data.tasks.find((task) => task.error);
   if (failed) addLine("error", "failed: " + failed.error + " (details in the server log)");
