@@ -14,6 +14,8 @@ append-only journal of `JournalEntry` rows, one per result the loop was sent:
     "obs"       a    i    dumpd of call i's observation
     "timeout"   a    -    [indices of the calls that finished before the deadline]
     "decision"  a    i    {"decision": "approve" | "reject" | "edit", "reason", "tool_input"}
+    "note"      a    i    a running call's own text (`actloop.tools.call_note`): the latest is
+                          given back to the call when the run is resumed
     "context"   -    -    {"traceparent": ...}: the trace of the run (or resume) that wrote it
 
 `elapsed` on every entry is the run's clock (seconds, resumes included) when it was written;

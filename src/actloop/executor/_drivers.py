@@ -10,7 +10,8 @@ pending tasks are cancelled.
 
 A durable run is attached with `durable`: its effects come from the durable run (`flow`), which
 adds `Write` effects (journal entries to write) to the loop's, and its store calls (around each
-tool call, and for a `Write`) are carried out by the run's `SyncStore` or `AsyncStore`.
+tool call, and for a `Write`) are carried out by the run's `SyncStore` or `AsyncStore`; each of
+its tool calls runs with its note handle (`actloop.tools.call_note`, see `_notes`).
 """
 
 from __future__ import annotations
@@ -182,11 +183,13 @@ class SyncDriver(_DriverBase):
         if self.run is not None and self.core.fires_action(call, is_async=False):
             self.run.fire("on_agent_action", call.action, color="green")
         kwargs = self._tool_kwargs(call)
-        if durable is not None and durable.run.lapsed():
+        if durable is None:
+            return call.tool.run(call.tool_input, **kwargs)
+        if durable.run.lapsed():
             durable.carry(durable.run.renew())
-        observation = call.tool.run(call.tool_input, **kwargs)
-        if durable is not None:
-            durable.carry(durable.run.after_call(ticket, index, call, observation))
+        with durable.noting(ticket, index, call):
+            observation = call.tool.run(call.tool_input, **kwargs)
+        durable.carry(durable.run.after_call(ticket, index, call, observation))
         return observation
 
     def _act(self, calls: Calls) -> list[Any] | ActTimeout:
@@ -307,11 +310,13 @@ class AsyncDriver(_DriverBase):
                 "on_agent_action", call.action, verbose=self.verbose, color="green"
             )
         kwargs = self._tool_kwargs(call)
-        if durable is not None and durable.run.lapsed():
+        if durable is None:
+            return await call.tool.arun(call.tool_input, **kwargs)
+        if durable.run.lapsed():
             await durable.carry(durable.run.renew())
-        observation = await call.tool.arun(call.tool_input, **kwargs)
-        if durable is not None:
-            await durable.carry(durable.run.after_call(ticket, index, call, observation))
+        with durable.noting(ticket, index, call):
+            observation = await call.tool.arun(call.tool_input, **kwargs)
+        await durable.carry(durable.run.after_call(ticket, index, call, observation))
         return observation
 
     async def _run_tool_task(

@@ -8,6 +8,7 @@ and a tool function's `RunnableConfig` parameter receives the run's config (SPEC
 from actloop.exceptions import ToolException
 from actloop.tools._agent_tools import ExceptionTool, InvalidTool
 from actloop.tools._base import ArgsSchema, BaseTool
+from actloop.tools._notes import CallNote, call_note
 from actloop.tools._openai import convert_to_openai_function, convert_to_openai_tool
 from actloop.tools._structured import StructuredTool, Tool, tool
 from actloop.tools.categories import ToolCategories
@@ -16,12 +17,14 @@ from actloop.tools.render import render_text_description, render_text_descriptio
 __all__ = [
     "ArgsSchema",
     "BaseTool",
+    "CallNote",
     "ExceptionTool",
     "InvalidTool",
     "StructuredTool",
     "Tool",
     "ToolCategories",
     "ToolException",
+    "call_note",
     "convert_to_openai_function",
     "convert_to_openai_tool",
     "render_text_description",
