@@ -69,6 +69,11 @@ def test_a_task_is_polled_to_its_result(tasks: MCPToolset) -> None:
     assert stats["cancels"] == []
 
 
+def test_a_task_that_ended_before_its_handle_was_sent_is_read_once(tasks: MCPToolset) -> None:
+    assert tasks.call("instant", {"text": "abc"}) == "cba"
+    assert tasks.call("stats", {})["gets"] == {"task-1": 1}
+
+
 def test_a_tasks_result_is_the_observation_a_plain_call_gives(
     tasks: MCPToolset, no_orphans: None
 ) -> None:

@@ -35,7 +35,7 @@ from mcp import types
 from mcp.client import ClientExtension
 from mcp.client.extension import ClaimContext, ResultClaim
 
-from actloop.mcp._errors import MCPConnectionError, MCPError, MCPTimeoutError
+from actloop.mcp._errors import MCPConnectionError, MCPError, MCPTimeoutError, reason
 
 if TYPE_CHECKING:
     import threading
@@ -228,6 +228,8 @@ class TaskRun:
                 from actloop.runnables._workers import run_in_worker
 
                 await run_in_worker(self.hold.note.record, note_text(self.task_id, self.tool))
+            if isinstance(state, TaskHandle) and state.status in TERMINAL:
+                state = await self._get()  # a handle carries no result: the task's state does
             while state.status not in TERMINAL:
                 if state.status == "input_required":
                     raise self._error(
@@ -293,6 +295,8 @@ class TaskRun:
                     "called again"
                 ) from None
             raise self._error(f"could not be polled: {exc.message}") from None
+        except Exception as exc:  # an answer that is not a task's state
+            raise self._error(f"could not be polled: {reason(exc)}") from None
         if state.task_id != self.task_id:
             raise self._error(f"was answered with the state of task {state.task_id!r}")
         return state

@@ -92,7 +92,18 @@ async def _asks() -> dict[str, Any]:
     return {}
 
 
-WORK = {"slow_sum": _slow_sum, "doomed": _doomed, "refused": _refused, "asks": _asks}
+async def _instant(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text[::-1]}], "isError": False}
+
+
+WORK = {
+    "slow_sum": _slow_sum,
+    "doomed": _doomed,
+    "refused": _refused,
+    "asks": _asks,
+    "instant": _instant,
+}
+"""The tools run as tasks; `instant`'s task has ended by the time its handle is sent."""
 
 
 async def _run(task_id: str, work: Any, arguments: dict[str, Any]) -> None:
@@ -154,7 +165,11 @@ class Tasks(Extension):
             "ttlMs": 600_000,
             "pollIntervalMs": POLL_MS,
         }
-        jobs[task_id] = asyncio.ensure_future(_run(task_id, work, params.arguments or {}))
+        job = _run(task_id, work, params.arguments or {})
+        if work is _instant:
+            await job
+        else:
+            jobs[task_id] = asyncio.ensure_future(job)
         return {"resultType": "task", **_task(task_id)}
 
     async def get(self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams) -> Any:
@@ -203,6 +218,12 @@ async def refused(reason: str) -> str:
 async def asks() -> str:
     """A job that needs the user's input (as a task: status input_required)."""
     return "unreachable"
+
+
+@server.tool(structured_output=False)
+async def instant(text: str) -> str:
+    """The text backwards (as a task: already completed in its handle)."""
+    return text[::-1]
 
 
 @server.tool()
