@@ -33,6 +33,7 @@ from actloop.executor._waits import (
     within,
 )
 from actloop.runnables._config import RunnableConfig
+from actloop.tools._notes import NOTE
 
 if TYPE_CHECKING:
     import asyncio
@@ -187,8 +188,11 @@ class SyncDriver(_DriverBase):
             return call.tool.run(call.tool_input, **kwargs)
         if durable.run.lapsed():
             durable.carry(durable.run.renew())
-        with durable.noting(ticket, index, call):
+        token = NOTE.set(durable.call_note(ticket, index, call))
+        try:
             observation = call.tool.run(call.tool_input, **kwargs)
+        finally:
+            NOTE.reset(token)
         durable.carry(durable.run.after_call(ticket, index, call, observation))
         return observation
 
@@ -314,8 +318,11 @@ class AsyncDriver(_DriverBase):
             return await call.tool.arun(call.tool_input, **kwargs)
         if durable.run.lapsed():
             await durable.carry(durable.run.renew())
-        with durable.noting(ticket, index, call):
+        token = NOTE.set(durable.call_note(ticket, index, call))
+        try:
             observation = await call.tool.arun(call.tool_input, **kwargs)
+        finally:
+            NOTE.reset(token)
         await durable.carry(durable.run.after_call(ticket, index, call, observation))
         return observation
 

@@ -1,5 +1,5 @@
 """Call notes in a durable run (`actloop.tools._notes` says what a tool sees): which notes a
-resumed run gives back, and the context manager a driver wraps each durable tool call in.
+resumed run gives back, and the handle a driver sets (`NOTE`) around each durable tool call.
 
 A note is a "note" journal entry of call i of step a (data: the tool's text); the latest one of
 each call of the step a resume stops in is given back as `CallNote.saved`. Reading them is pure
@@ -9,11 +9,10 @@ sync methods (a tool records from its own thread, or from another event loop: an
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from actloop.tools._notes import NOTE, CallNote
+from actloop.tools._notes import CallNote
 
 if TYPE_CHECKING:
     from actloop.checkpoint import JournalEntry
@@ -21,7 +20,7 @@ if TYPE_CHECKING:
     from actloop.executor._durable import DurableRun, Ops
     from actloop.executor._loop import ToolCall
 
-__all__ = ["noting", "saved_notes"]
+__all__ = ["call_note", "saved_notes"]
 
 
 def saved_notes(entries: list[JournalEntry], act: int, approvals: Approvals) -> dict[int, str]:
@@ -39,18 +38,14 @@ def saved_notes(entries: list[JournalEntry], act: int, approvals: Approvals) -> 
     return notes
 
 
-@contextlib.contextmanager
-def noting(
+def call_note(
     run: DurableRun, carry: Callable[[Ops[None]], Any], ticket: int, index: int, call: ToolCall
-) -> Generator[None]:
-    """Around one tool call of a durable run: `call_note()` gives the call its `CallNote`, whose
-    `record` journals through `carry` (the store's sync methods, bounded by the run)."""
+) -> CallNote:
+    """The note handle of one tool call of a durable run, whose `record` journals through
+    `carry` (the store's sync methods, bounded by the run). A driver sets it as `NOTE` around
+    the call (a `set` and a `reset`: no context manager on the tool's path)."""
 
     def record(text: str) -> None:
         carry(run.note(ticket, index, call, text))
 
-    token = NOTE.set(CallNote(run.saved_note(ticket, index), record))
-    try:
-        yield
-    finally:
-        NOTE.reset(token)
+    return CallNote(run.saved_note(ticket, index), record)
