@@ -188,7 +188,7 @@ class SyncDriver(_DriverBase):
             return call.tool.run(call.tool_input, **kwargs)
         if durable.run.lapsed():
             durable.carry(durable.run.renew())
-        token = NOTE.set(durable.call_note(ticket, index, call))
+        token = NOTE.set((durable, ticket, index, call))
         try:
             observation = call.tool.run(call.tool_input, **kwargs)
         finally:
@@ -318,7 +318,7 @@ class AsyncDriver(_DriverBase):
             return await call.tool.arun(call.tool_input, **kwargs)
         if durable.run.lapsed():
             await durable.carry(durable.run.renew())
-        token = NOTE.set(durable.call_note(ticket, index, call))
+        token = NOTE.set((durable, ticket, index, call))
         try:
             observation = await call.tool.arun(call.tool_input, **kwargs)
         finally:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Callable
+from typing import Any
 
 __all__ = ["NOTE", "CallNote", "call_note"]
 
@@ -39,12 +40,20 @@ class CallNote:
         self.saved = text
 
 
-NOTE: contextvars.ContextVar[CallNote | None] = contextvars.ContextVar(
+NOTE: contextvars.ContextVar[CallNote | tuple[Any, ...] | None] = contextvars.ContextVar(
     "actloop_call_note", default=None
 )
-"""The running tool call's note handle, set by a durable run's driver around each call."""
+"""Set by a durable run's driver around each tool call: `(store, ticket, index, call)`, made into
+the call's `CallNote` (`store.call_note(ticket, index, call)`) only when the tool asks, so a call
+that takes no note costs a tuple."""
 
 
 def call_note() -> CallNote | None:
     """The note handle of the tool call running now in a durable run; None anywhere else."""
-    return NOTE.get()
+    held = NOTE.get()
+    if held is None or isinstance(held, CallNote):
+        return held
+    store, ticket, index, call = held
+    note: CallNote = store.call_note(ticket, index, call)
+    NOTE.set(note)  # the same handle for the rest of the call
+    return note
