@@ -1,5 +1,5 @@
 """Call notes in a durable run (`actloop.tools._notes` says what a tool sees): which notes a
-resumed run gives back, and the handle a driver sets (`NOTE`) around each durable tool call.
+resumed run gives back, and the handle a durable tool call gets when it asks (`call_note()`).
 
 A note is a "note" journal entry of call i of step a (data: the tool's text); the latest one of
 each call of the step a resume stops in is given back as `CallNote.saved`. Reading them is pure
@@ -42,8 +42,8 @@ def call_note(
     run: DurableRun, carry: Callable[[Ops[None]], Any], ticket: int, index: int, call: ToolCall
 ) -> CallNote:
     """The note handle of one tool call of a durable run, whose `record` journals through
-    `carry` (the store's sync methods, bounded by the run). A driver sets it as `NOTE` around
-    the call (a `set` and a `reset`: no context manager on the tool's path)."""
+    `carry` (the store's sync methods, bounded by the run); made when the tool asks (the driver
+    only sets `NOTE` to the call's coordinates)."""
 
     def record(text: str) -> None:
         carry(run.note(ticket, index, call, text))
