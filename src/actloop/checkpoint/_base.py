@@ -16,6 +16,8 @@ append-only journal of `JournalEntry` rows, one per result the loop was sent:
     "decision"  a    i    {"decision": "approve" | "reject" | "edit", "reason", "tool_input"}
     "ask"       a    i    {"questions": [{"key", "message", "schema"}], "state"}: asked a person
     "answer"    a    i    {question key: {"action", "content"}}: the answers to the latest ask
+    "note"      a    i    a running call's own text (`actloop.tools.call_note`): the latest is
+                          given back to the call when the run is resumed
     "context"   -    -    {"traceparent": ...}: the trace of the run (or resume) that wrote it
 
 `elapsed` on every entry is the run's clock (seconds, resumes included) when it was written;

@@ -10,7 +10,8 @@ pending tasks are cancelled.
 
 A durable run is attached with `durable`: its effects come from the durable run (`flow`), which
 adds `Write` effects (journal entries to write) to the loop's, and its store calls (around each
-tool call, and for a `Write`) are carried out by the run's `SyncStore` or `AsyncStore`.
+tool call, and for a `Write`) are carried out by the run's `SyncStore` or `AsyncStore`; each of
+its tool calls runs with its note handle (`actloop.tools.call_note`, see `_notes`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from actloop.executor._waits import (
 )
 from actloop.runnables._config import RunnableConfig
 from actloop.tools._input import CURRENT, NeedsInput
+from actloop.tools._notes import NOTE
 
 if TYPE_CHECKING:
     import asyncio
@@ -187,13 +189,15 @@ class SyncDriver(_DriverBase):
             return call.tool.run(call.tool_input, **kwargs)
         if durable.run.lapsed():
             durable.carry(durable.run.renew())
-        token = CURRENT.set(durable.run.input_for(index))  # the tool may ask a person
+        asking = CURRENT.set(durable.run.input_for(index))  # the tool may ask a person
+        noting = NOTE.set((durable, ticket, index, call))  # or leave a note (`_notes`)
         try:
             observation = call.tool.run(call.tool_input, **kwargs)
         except NeedsInput as asked:
             observation = asked  # journaled as its question; the run pauses after the step
         finally:
-            CURRENT.reset(token)
+            NOTE.reset(noting)
+            CURRENT.reset(asking)
         durable.carry(durable.run.after_call(ticket, index, call, observation))
         return observation
 
@@ -319,13 +323,15 @@ class AsyncDriver(_DriverBase):
             return await call.tool.arun(call.tool_input, **kwargs)
         if durable.run.lapsed():
             await durable.carry(durable.run.renew())
-        token = CURRENT.set(durable.run.input_for(index))  # the tool may ask a person
+        asking = CURRENT.set(durable.run.input_for(index))  # the tool may ask a person
+        noting = NOTE.set((durable, ticket, index, call))  # or leave a note (`_notes`)
         try:
             observation = await call.tool.arun(call.tool_input, **kwargs)
         except NeedsInput as asked:
             observation = asked  # journaled as its question; the run pauses after the step
         finally:
-            CURRENT.reset(token)
+            NOTE.reset(noting)
+            CURRENT.reset(asking)
         await durable.carry(durable.run.after_call(ticket, index, call, observation))
         return observation
 

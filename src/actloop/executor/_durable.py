@@ -16,6 +16,8 @@ returns its value. In order:
                                 repeat (no I/O: raises `Paused` or CheckpointError)
     before_call / after_call    around each tool call: known results, rejections, "start" and
                                 "obs" entries
+    note / saved_note           a running call's "note" entries (`_notes`): written mid-call,
+                                the latest given back on resume
     finished / pause / failed   the run record's end
     close()                     give the lease back
 
@@ -52,6 +54,7 @@ from actloop.executor._approvals import Approvals, Paused
 from actloop.executor._input import NOTHING_ASKED, Answered, ask_data, asked_calls, asking_item
 from actloop.executor._journal import Clock, apply_edits, fingerprint, replay
 from actloop.executor._loop import Act, ActTimeout, Effect, LoopCore, ToolCall
+from actloop.executor._notes import saved_notes
 from actloop.executor._resume import PAUSED_KEY, Resume
 from actloop.serialization import dumps, loads
 from actloop.steps import AgentFinish
@@ -135,6 +138,8 @@ class DurableRun:
         self.asking: dict[int, dict[str, Any]] = {}
         """Calls of the current step that asked for a person's input: the run pauses once the
         step's calls are done (`send`)."""
+        self.notes: dict[int, str] = {}
+        """The latest note of each unfinished call of the step a resume stopped in (`_notes`)."""
         self.context: dict[str, str] = {}
         """Trace propagation fields of this run (a W3C `traceparent`), set by a tracing handler
         and journaled when the run opens, so that a resume can link back to it."""
@@ -216,6 +221,7 @@ class DurableRun:
         self.act = tail.act
         self.approvals.restore(tail)
         self.approvals.asks, self.approvals.answers = asked
+        self.notes = saved_notes(entries, tail.act, self.approvals)
         self._seq = entries[-1].seq + 1 if entries else 0
         self.act_elapsed = tail.act_elapsed
         self._go_live(max(tail.elapsed, self.loop.state.elapsed))
@@ -371,6 +377,15 @@ class DurableRun:
         yield from self._save(entry, call)
         with self._lock:
             self.asking[index] = asking_item(ticket, index, call, questions)
+
+    def note(self, ticket: int, index: int, call: ToolCall, text: str) -> Ops[None]:
+        """Journal a running call's note (`actloop.tools._notes`), with the step's plan if it is
+        not written yet; nothing once the step is over."""
+        yield from self._save(self._entry("note", ticket, index, text), call)
+
+    def saved_note(self, ticket: int, index: int) -> str | None:
+        """The note call `index` of step `ticket` left before the run was resumed, if any."""
+        return self.notes.get(index) if ticket == self.approvals.tail_act else None
 
     def _save(self, entry: JournalEntry | None, call: ToolCall) -> Ops[None]:
         """Write a call's entry, known as unanswered until the store answers (see `send`), with

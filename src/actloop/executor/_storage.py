@@ -16,12 +16,17 @@ import functools
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from actloop.checkpoint import BaseCheckpointer, Lease
 from actloop.checkpoint._base import abandon, released
 from actloop.exceptions import CheckpointError
 from actloop.executor._durable import DurableRun, Ops
+from actloop.executor._notes import call_note
+
+if TYPE_CHECKING:
+    from actloop.executor._loop import ToolCall
+    from actloop.tools._notes import CallNote
 
 __all__ = ["AsyncStore", "SyncStore", "acarry", "carry", "release_later"]
 
@@ -91,6 +96,10 @@ class SyncStore:
             except CheckpointError:
                 return
 
+    def call_note(self, ticket: int, index: int, call: ToolCall) -> CallNote:
+        """A tool call's note handle (`_notes`), recording with the sync store."""
+        return call_note(self.run, self.carry, ticket, index, call)
+
     def close(self) -> None:
         """Stop the heartbeat and give the lease back (later, if the store cannot now)."""
         if self._stopped is not None:
@@ -125,6 +134,12 @@ class AsyncStore:
                 await self.carry(self.run.renew())
             except CheckpointError:
                 return
+
+    def call_note(self, ticket: int, index: int, call: ToolCall) -> CallNote:
+        """A tool call's note handle (`_notes`). A note is recorded with the store's sync
+        methods: `record` is sync, called from the tool's thread or any event loop."""
+        write = functools.partial(carry, self.store, bound=self.run.bound)
+        return call_note(self.run, write, ticket, index, call)
 
     async def close(self) -> None:
         """Stop the heartbeat and give the lease back (later, if the store cannot now)."""

@@ -28,6 +28,7 @@ from mcp.shared.message import SessionMessage
 
 from actloop.mcp._input import call_asking
 from actloop.mcp._stdio import Garbage
+from actloop.mcp._tasks import TaskHandle, TasksExtension, TaskStarted
 
 if TYPE_CHECKING:
     from actloop.tools._input import InputCall
@@ -79,8 +80,12 @@ Stream = MemoryObjectReceiveStream[Any]
 class Connection:
     """A session with one server; `open`, `call`, `list_tools`, `stop` run on the toolset's loop."""
 
-    def __init__(self, spec: ServerSpec, on_tools_changed: Any, max_bytes: int) -> None:
+    def __init__(
+        self, spec: ServerSpec, on_tools_changed: Any, max_bytes: int, tasks: bool = True
+    ) -> None:
         self.spec = spec
+        self.tasks = tasks
+        """Declare the tasks extension: a server may answer a call with a task (`_tasks`)."""
         self.client: Client | None = None
         self.garbage = Garbage()
         """The lines on stdout that were not JSON-RPC messages (counted, the last few kept)."""
@@ -136,6 +141,7 @@ class Connection:
                 mode="auto",
                 cache=None,  # a tools/list after list_changed must reach the server
                 message_handler=self._on_message,
+                extensions=[TasksExtension()] if self.tasks else None,
             )
             await stack.enter_async_context(client)
             scope.deadline = float("inf")
@@ -300,7 +306,18 @@ class Connection:
         if client is None or not self.up:
             raise Lost("not connected")
         request = call_asking(client, name, arguments, meta or None, answered)
-        return await self._race(request, seconds)
+        result = await self._race(request, seconds)
+        if isinstance(result, TaskHandle):  # the server runs the call as a task (`_tasks`)
+            raise TaskStarted(result)
+        return result
+
+    async def send(self, request: Any, result_type: Any, seconds: float | None) -> Any:
+        """A request the SDK has no helper for (an extension's, such as `tasks/get`), raced
+        like a call; returns the answer as `result_type`."""
+        client = self.client
+        if client is None or not self.up:
+            raise Lost("not connected")
+        return await self._race(client.session.send_request(request, result_type), seconds)
 
     async def list_tools(self, seconds: float) -> list[types.Tool]:
         """Every tool the server offers: all pages, within `seconds` in all, at most

@@ -39,7 +39,8 @@ async def call_asking(
 ) -> types.CallToolResult:
     """`tools/call` through the session's public multi-round-trip API: NeedsInput for
     elicitations (a person answers them), re-sent with only the state when the server asks to
-    be polled; MCPError for requests actloop cannot answer (sampling, roots)."""
+    be polled; MCPError for requests actloop cannot answer (sampling, roots). A result an
+    extension claims (a task handle, `_tasks`) is returned as parsed."""
     responses, state = input_responses(answered)
     delay = 0.05
     for _ in range(MAX_ROUNDS):
@@ -81,6 +82,7 @@ async def _send(
             input_responses=cast("Any", responses),
             request_state=state,
             allow_input_required=True,
+            allow_claimed=True,  # an extension's result (a task handle) goes back to the caller
         )
 
     try:

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from actloop.mcp._errors import error_observation
 from actloop.tools import BaseTool
-from actloop.tools._input import current_input
 
 if TYPE_CHECKING:
     from actloop.mcp._toolset import MCPToolset
@@ -52,7 +51,7 @@ class MCPTool(BaseTool):
         return (), kwargs
 
     def _run(self, **kwargs: Any) -> Any:
-        return self.toolset.call(self.remote_name, kwargs, current_input())
+        return self.toolset.call(self.remote_name, kwargs)
 
     async def _arun(self, **kwargs: Any) -> Any:
-        return await self.toolset.acall(self.remote_name, kwargs, current_input())
+        return await self.toolset.acall(self.remote_name, kwargs)

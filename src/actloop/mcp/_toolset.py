@@ -34,9 +34,9 @@ if TYPE_CHECKING:
     from mcp import types
 
     from actloop.mcp._connection import Connection, ServerSpec
+    from actloop.mcp._tasks import Hold, TaskRun
     from actloop.mcp._thread import LoopThread
     from actloop.tools import BaseTool
-    from actloop.tools._input import InputCall
 
 __all__ = ["MCPToolset"]
 
@@ -73,6 +73,11 @@ class MCPToolset:
     `prefix` is put before every tool name (to keep two servers' tools apart); `timeout` bounds
     each call in seconds (None: only the run's deadline); `structured=False` returns the text of
     a result even when the server sends structured content.
+
+    A call the server runs as a task (the tasks extension, `_tasks`) is polled until it ends:
+    `timeout` then bounds each request, `task_timeout` the whole task (None: only the run's
+    deadline). `tasks=False` does not declare the extension (the server answers as usual or
+    refuses the call).
     """
 
     def __init__(
@@ -90,6 +95,8 @@ class MCPToolset:
         connect_timeout: float = 30.0,
         structured: bool = True,
         max_result_bytes: int = 32 * 1024 * 1024,
+        tasks: bool = True,
+        task_timeout: float | None = None,
     ) -> None:
         if (command is None) == (url is None):
             raise ConfigurationError(
@@ -114,6 +121,10 @@ class MCPToolset:
         self.connect_timeout = connect_timeout
         self.structured = structured
         self.max_result_bytes = max_result_bytes
+        self.tasks = tasks
+        self.task_timeout = task_timeout
+        self._task_runs: set[TaskRun] = set()
+        """Tasks being polled: `close` cancels them."""
         self._calls: set[asyncio.Task[Any]] = set()
         """Calls running on the toolset's loop: `close` lets them end with their error."""
         self._guard = threading.Lock()
@@ -194,13 +205,9 @@ class MCPToolset:
         """The server's tools as actloop tools (connecting first if needed)."""
         return self._wait(self._current_tools())
 
-    def call(
-        self, tool: str, arguments: Mapping[str, Any], answered: InputCall | None = None
-    ) -> Any:
-        """Call the server's tool `tool` (its own name, without prefix); see `MCPTool`.
-        NeedsInput when the server asks a person for input; `answered` (what `current_input()`
-        gives the call of a durable run) re-sends it with the answers."""
-        return self._wait(self._call(tool, dict(arguments), _trace(), answered))
+    def call(self, tool: str, arguments: Mapping[str, Any]) -> Any:
+        """Call the server's tool `tool` (its own name, without prefix); see `MCPTool`."""
+        return self._wait(self._call(tool, dict(arguments), _trace(), _hold()))
 
     def __enter__(self) -> MCPToolset:
         try:
@@ -236,11 +243,9 @@ class MCPToolset:
         """Async `get_tools`."""
         return await self._await(self._current_tools())
 
-    async def acall(
-        self, tool: str, arguments: Mapping[str, Any], answered: InputCall | None = None
-    ) -> Any:
+    async def acall(self, tool: str, arguments: Mapping[str, Any]) -> Any:
         """Async `call`; cancelling it cancels the request."""
-        return await self._await(self._call(tool, dict(arguments), _trace(), answered))
+        return await self._await(self._call(tool, dict(arguments), _trace(), _hold()))
 
     async def __aenter__(self) -> MCPToolset:
         try:
@@ -300,7 +305,9 @@ class MCPToolset:
                 conn.dispose()
             from actloop.mcp._connection import Connection
 
-            self._conn = conn = Connection(self._spec, self._mark_stale, self.max_result_bytes)
+            self._conn = conn = Connection(
+                self._spec, self._mark_stale, self.max_result_bytes, self.tasks
+            )
             started = time.monotonic()  # one bound for the handshake and the whole listing
             try:
                 self._server_name = await conn.open(self.connect_timeout) or self._server_name
@@ -379,15 +386,12 @@ class MCPToolset:
         return list(self._tools.values())
 
     async def _call(
-        self,
-        tool: str,
-        arguments: dict[str, Any],
-        trace: dict[str, str],
-        answered: InputCall | None = None,
+        self, tool: str, arguments: dict[str, Any], trace: dict[str, str], held: Hold
     ) -> Any:
         """Call `tool`; a request that never reached the server is sent once more, on a new
         connection (an HTTP server restarted, or a session the server no longer knows). Runs
-        under the caller's trace context, so the SDK's request carries it in `_meta`."""
+        under the caller's trace context, so the SDK's request carries it in `_meta`; `held`
+        is the caller's note handle and halt flags (for tasks)."""
         from actloop.tracing._propagation import continue_trace
 
         task = asyncio.current_task()
@@ -396,26 +400,25 @@ class MCPToolset:
         try:
             with continue_trace(trace):
                 try:
-                    return await self._attempt(tool, arguments, answered)
+                    return await self._attempt(tool, arguments, held)
                 except _Resend:
-                    return await self._attempt(tool, arguments, answered, last=True)
+                    return await self._attempt(tool, arguments, held, last=True)
         finally:
             self._calls.discard(cast("asyncio.Task[Any]", task))
 
     async def _attempt(
-        self,
-        tool: str,
-        arguments: dict[str, Any],
-        answered: InputCall | None,
-        last: bool = False,
+        self, tool: str, arguments: dict[str, Any], held: Hold, last: bool = False
     ) -> Any:
         from mcp import MCPError as SDKError
 
         from actloop.mcp._connection import Lost, NoAnswer
-        from actloop.mcp._results import result_size
         from actloop.mcp._stdio import TOO_LARGE
+        from actloop.mcp._tasks import noted_task
 
         conn = await self._connection()
+        noted = noted_task(held.note, tool)
+        if noted is not None:  # a resumed durable run: follow the task, do not call again
+            return self._checked(tool, await self._follow(conn, tool, noted, held, None))
         if self._stale:
             await self._list(conn)
         server = self.name
@@ -425,7 +428,7 @@ class MCPToolset:
             raise MCPError(message + offered, server=server, tool=tool)
         seen = conn.garbage.count
         try:
-            result = await conn.call(tool, arguments, self.timeout, answered=answered)
+            result = await self._request(conn, tool, arguments, held)
         except NeedsInput:  # the server asks a person (a durable run pauses on it)
             raise
         except NoAnswer:
@@ -450,9 +453,40 @@ class MCPToolset:
         except Exception as exc:
             message = f"MCP server {server!r} failed on tool {tool!r}: {reason(exc)}"
             raise MCPError(message, server=server, tool=tool) from None
+        return self._checked(tool, result)
+
+    def _checked(self, tool: str, result: types.CallToolResult) -> Any:
+        """The result's value, once its size is checked."""
+        from actloop.mcp._results import result_size
+
         if self._spec.url is not None and result_size(result) > self.max_result_bytes:
             raise self._too_large(tool)  # over HTTP, checked once read (see the README)
         return self._value(tool, result)
+
+    async def _request(
+        self, conn: Connection, tool: str, arguments: dict[str, Any], held: Hold
+    ) -> types.CallToolResult:
+        """The call's result: the server's answer, or the end of the task it runs the call as."""
+        from actloop.mcp._tasks import TaskStarted
+
+        try:
+            return await conn.call(tool, arguments, self.timeout, answered=held.answered)
+        except TaskStarted as started:
+            handle = started.handle
+            return await self._follow(conn, tool, handle.task_id, held, handle)
+
+    async def _follow(
+        self, conn: Connection, tool: str, task_id: str, held: Hold, first: Any
+    ) -> types.CallToolResult:
+        """Poll the task the call runs as (`first`: its handle; None: noted before a resume)."""
+        from actloop.mcp._tasks import TaskRun
+
+        run = TaskRun(conn, self.name, tool, task_id, held, self.timeout, self.task_timeout)
+        self._task_runs.add(run)
+        try:
+            return await run.follow(first)
+        finally:
+            self._task_runs.discard(run)
 
     def _too_large(self, tool: str) -> MCPError:
         message = (
@@ -494,6 +528,8 @@ class MCPToolset:
 
     async def _shutdown(self) -> None:
         self._closing = True
+        if self._task_runs:  # tasks the server would run on for nobody
+            await asyncio.gather(*(run.cancel() for run in self._task_runs))
         conn, self._conn = self._conn, None
         if conn is not None:
             await conn.stop()
@@ -508,6 +544,13 @@ def _trace() -> dict[str, str]:
     from actloop.tracing._propagation import inject_context
 
     return inject_context()
+
+
+def _hold() -> Hold:
+    """The caller's note handle and halt flags, taken on the caller's thread (see `_tasks`)."""
+    from actloop.mcp._tasks import hold
+
+    return hold()
 
 
 class _Resend(Exception):

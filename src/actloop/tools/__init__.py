@@ -11,6 +11,7 @@ from actloop.exceptions import ToolException
 from actloop.tools._agent_tools import ExceptionTool, InvalidTool
 from actloop.tools._base import ArgsSchema, BaseTool
 from actloop.tools._input import InputCall, NeedsInput, Question, current_input
+from actloop.tools._notes import CallNote, call_note
 from actloop.tools._openai import convert_to_openai_function, convert_to_openai_tool
 from actloop.tools._structured import StructuredTool, Tool, tool
 from actloop.tools.categories import ToolCategories
@@ -43,6 +44,7 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "ArgsSchema",
     "BaseTool",
+    "CallNote",
     "ExceptionTool",
     "InjectedState",
     "InjectedStore",
@@ -57,6 +59,7 @@ __all__ = [
     "ToolCategories",
     "ToolException",
     "ToolRuntime",
+    "call_note",
     "convert_to_openai_function",
     "convert_to_openai_tool",
     "current_input",
