@@ -429,7 +429,7 @@ class MCPToolset:
         seen = conn.garbage.count
         try:
             result = await self._request(conn, tool, arguments, held)
-        except NeedsInput:  # the server asks a person (a durable run pauses on it)
+        except (NeedsInput, MCPError):  # a person asked (a durable run pauses), a task's end
             raise
         except NoAnswer:
             message = (
