@@ -81,6 +81,7 @@ def instructions(src: Path, row: str, run: tuple[int, int, bool], out: str = "/d
     """Instructions callgrind counts for one child run with `src` first on the path."""
     steps, runs, build_only = run
     env = {**os.environ, "PYTHONPATH": str(src), "PYTHONDONTWRITEBYTECODE": "1"}
+    env["PYTHONHASHSEED"] = "0"  # the same dict layouts in both runs of a row
     args = [
         "valgrind",
         "--tool=callgrind",
