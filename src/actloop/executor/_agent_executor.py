@@ -194,15 +194,11 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
         config = ensure_config(config)
         inputs, resume = start_inputs(self, input, config)
         run = AgentRun(self, inputs, config, resume=resume)
-        manager, finish = run.manager, None
+        manager = run.manager
         try:
             if manager is not None:
                 manager.flush()
-            for kind, value in run.events(emit=False):
-                if kind == "finish":
-                    finish = value
-            assert finish is not None
-            outputs = run.outputs(finish)
+            outputs = run.outputs(run.finish())
             if self.memory is not None:  # after the durable run's finish is written
                 self.save_memory(inputs, outputs)
         except BaseException as exc:
@@ -225,15 +221,11 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
         config = ensure_config(config)
         inputs, resume = await astart_inputs(self, input, config)
         run = AgentRun(self, inputs, config, resume=resume)
-        manager, finish = run.manager, None
+        manager = run.manager
         try:
             if manager is not None:
                 await manager.aflush()
-            async for kind, value in run.aevents(emit=False):
-                if kind == "finish":
-                    finish = value
-            assert finish is not None
-            outputs = run.outputs(finish)
+            outputs = run.outputs(await run.afinish())
             if self.memory is not None:  # after the durable run's finish is written
                 await self.asave_memory(inputs, outputs)
         except BaseException as exc:

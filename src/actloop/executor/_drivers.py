@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from actloop.callbacks._manager import CallbackManager, RunManager
     from actloop.executor._durable import DurableRun, Write
     from actloop.executor._storage import AsyncStore, SyncStore
+    from actloop.steps import AgentFinish
 
 __all__ = ["AsyncDriver", "SyncDriver"]
 
@@ -86,9 +87,10 @@ class _DriverBase:
         return self.run.get_child() if self.run is not None else None
 
     def _tool_kwargs(self, call: ToolCall) -> dict[str, Any]:
-        if self.run is None:
+        run = self.run
+        if run is None:
             return {**call.run_kwargs, **self._tool_base}
-        return {**call.run_kwargs, **self._tool_base, "callbacks": self.run.get_child()}
+        return {**call.run_kwargs, **self._tool_base, "callbacks": run.get_child()}
 
     def _stop_args(self, effect: Stop) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """Arguments of the stopped-response call; `generate` is a model call with callbacks."""
@@ -113,8 +115,6 @@ class SyncDriver(_DriverBase):
         while True:
             effect = flow.next()
             if type(effect) is Plan:
-                if HALTS.get():  # inside a worker call: was it abandoned? (then no new step)
-                    stop_if_halted()
                 self._plan(effect)
             elif type(effect) is Act:
                 if not self.emit:
@@ -125,18 +125,40 @@ class SyncDriver(_DriverBase):
                 flow.send(self._act(effect.calls))
                 yield from core.stepped(before)
             elif type(effect) is Done:
-                if self.run is not None:
-                    self.run.fire(
-                        "on_agent_finish", effect.finish, color="green", verbose=self.verbose
-                    )
+                self._finished(effect)
                 yield ("finish", effect.finish)
                 return
-            elif type(effect) is Stop:
-                if HALTS.get():
-                    stop_if_halted()
-                flow.send(self._stop(effect))
             else:
-                self._write(effect)
+                self._carry(effect)
+
+    def finish(self) -> AgentFinish:
+        """Carry out effects until the run is done and return its finish: `events()` without
+        events, for `invoke` (no generator to step through)."""
+        flow = self.flow
+        while True:
+            effect = flow.next()
+            if type(effect) is Act:
+                flow.send(self._act(effect.calls))
+            elif type(effect) is Plan:
+                self._plan(effect)
+            elif type(effect) is Done:
+                self._finished(effect)
+                return effect.finish
+            else:
+                self._carry(effect)
+
+    def _finished(self, effect: Done) -> None:
+        if self.run is not None:
+            self.run.fire("on_agent_finish", effect.finish, color="green", verbose=self.verbose)
+
+    def _carry(self, effect: Stop | Write) -> None:
+        """The rarer effects: the stop call, a durable run's journal entries."""
+        if type(effect) is Stop:
+            if HALTS.get():
+                stop_if_halted()
+            self.flow.send(self._stop(effect))
+        else:
+            self._write(effect)
 
     def _write(self, effect: Write) -> None:
         """A durable run's journal entries, written before the loop goes on."""
@@ -155,10 +177,14 @@ class SyncDriver(_DriverBase):
             return self._stop(self.core.late_stop())
 
     def _plan(self, effect: Plan) -> None:
+        if HALTS.get():  # inside a worker call: was it abandoned? (then no new step)
+            stop_if_halted()
         remaining = self.core.remaining() if self.timed else None
         try:
             if remaining is None:
-                output = self.agent.plan(effect.steps, self._child(), **self.inputs)
+                run = self.run
+                child = run.get_child() if run is not None else None
+                output = self.agent.plan(effect.steps, child, **self.inputs)
             else:
                 output = wait_one(self._plan_call, (effect.steps,), remaining)
         except OutputParserException as exc:
@@ -182,9 +208,13 @@ class SyncDriver(_DriverBase):
                 return ticket
         if HALTS.get():
             stop_if_halted()
-        if self.run is not None and self.core.fires_action(call, is_async=False):
-            self.run.fire("on_agent_action", call.action, color="green")
-        kwargs = self._tool_kwargs(call)
+        run = self.run
+        if run is None:
+            kwargs = {**call.run_kwargs, **self._tool_base}
+        else:
+            if self.core.fires_action(call, is_async=False):
+                run.fire("on_agent_action", call.action, color="green")
+            kwargs = self._tool_kwargs(call)
         if durable is None:
             return call.tool.run(call.tool_input, **kwargs)
         if durable.run.lapsed():
@@ -204,6 +234,12 @@ class SyncDriver(_DriverBase):
     def _act(self, calls: Calls) -> list[Any] | ActTimeout:
         if self.durable is not None:
             calls = self.durable.run.gate(calls)
+        if len(calls) == 1 and not self.timed:  # the usual step: one call, inline
+            try:
+                return [self._run_tool(calls[0], 0)]
+            except BaseException as exc:
+                self.core.failed(exc, calls, {})
+                raise
         remaining = self.core.remaining() if self.timed else None
         limit = 1 if len(calls) == 1 else self.core.window(len(calls))
         if remaining is None and limit == 1:
@@ -243,8 +279,6 @@ class AsyncDriver(_DriverBase):
         while True:
             effect = flow.next()
             if type(effect) is Plan:
-                if HALTS.get():  # inside a worker call: was it abandoned? (then no new step)
-                    stop_if_halted()
                 await self._plan(effect)
             elif type(effect) is Act:
                 if not self.emit:
@@ -257,18 +291,41 @@ class AsyncDriver(_DriverBase):
                 for event in core.stepped(before):
                     yield event
             elif type(effect) is Done:
-                if self.run is not None:
-                    await self.run.afire(
-                        "on_agent_finish", effect.finish, color="green", verbose=self.verbose
-                    )
+                await self._finished(effect)
                 yield ("finish", effect.finish)
                 return
-            elif type(effect) is Stop:
-                if HALTS.get():
-                    stop_if_halted()
-                flow.send(await self._stop(effect))
             else:
-                await self._write(effect)
+                await self._carry(effect)
+
+    async def finish(self) -> AgentFinish:
+        """Async twin of `SyncDriver.finish`: no async generator (and its event-loop hooks)."""
+        flow = self.flow
+        while True:
+            effect = flow.next()
+            if type(effect) is Act:
+                flow.send(await self._act(effect.calls))
+            elif type(effect) is Plan:
+                await self._plan(effect)
+            elif type(effect) is Done:
+                await self._finished(effect)
+                return effect.finish
+            else:
+                await self._carry(effect)
+
+    async def _finished(self, effect: Done) -> None:
+        if self.run is not None:
+            await self.run.afire(
+                "on_agent_finish", effect.finish, color="green", verbose=self.verbose
+            )
+
+    async def _carry(self, effect: Stop | Write) -> None:
+        """The rarer effects: the stop call, a durable run's journal entries."""
+        if type(effect) is Stop:
+            if HALTS.get():
+                stop_if_halted()
+            self.flow.send(await self._stop(effect))
+        else:
+            await self._write(effect)
 
     async def _write(self, effect: Write) -> None:
         """A durable run's journal entries, written (awaited) before the loop goes on."""
@@ -289,8 +346,12 @@ class AsyncDriver(_DriverBase):
             return await self._stop(self.core.late_stop())
 
     async def _plan(self, effect: Plan) -> None:
+        if HALTS.get():  # inside a worker call: was it abandoned? (then no new step)
+            stop_if_halted()
         remaining = self.core.remaining() if self.timed else None
-        call = self.agent.aplan(effect.steps, self._child(), **self.inputs)
+        run = self.run
+        child = run.get_child() if run is not None else None
+        call = self.agent.aplan(effect.steps, child, **self.inputs)
         try:
             if remaining is None:
                 output = await call
@@ -314,11 +375,13 @@ class AsyncDriver(_DriverBase):
                 return ticket
         if HALTS.get():
             stop_if_halted()
-        if self.run is not None and self.core.fires_action(call, is_async=True):
-            await self.run.afire(
-                "on_agent_action", call.action, verbose=self.verbose, color="green"
-            )
-        kwargs = self._tool_kwargs(call)
+        run = self.run
+        if run is None:
+            kwargs = {**call.run_kwargs, **self._tool_base}
+        else:
+            if self.core.fires_action(call, is_async=True):
+                await run.afire("on_agent_action", call.action, verbose=self.verbose, color="green")
+            kwargs = self._tool_kwargs(call)
         if durable is None:
             return await call.tool.arun(call.tool_input, **kwargs)
         if durable.run.lapsed():

@@ -159,6 +159,8 @@ class ActTimeout(NamedTuple):
 
 
 Effect = Plan | Act | Stop | Done
+_new = tuple.__new__  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+"""Builds a NamedTuple from all its fields without its Python-level `__new__` (hot path only)."""
 Event = tuple[str, Any]
 """What a run reports as it goes: `("action", AgentAction)` before a step's tools run,
 `("step", AgentStep)` after, `("iteration", [(action, observation), ...])` when the loop goes on
@@ -183,6 +185,11 @@ class LoopCore:
         """The run config's `max_concurrency`: at most this many tool calls run at once."""
         self.attached: BaseException | None = None
         """The error `failed` last gave this run's steps (the run must not overwrite them)."""
+        trim: Any = settings.trim_intermediate_steps
+        self._trims = callable(trim) or (
+            isinstance(trim, int) and not isinstance(trim, bool) and trim > 0
+        )
+        """Whether plans see trimmed steps (settings are frozen: decided once per run)."""
 
     # -- limits --------------------------------------------------------------------------------
 
@@ -221,14 +228,22 @@ class LoopCore:
     # -- protocol ------------------------------------------------------------------------------
 
     def next(self) -> Effect:
-        """The effect the driver must carry out now."""
+        """The effect the driver must carry out now (effects are built with `tuple.__new__`:
+        a NamedTuple's own `__new__` is a Python call, and this runs twice a step)."""
         state = self.state
         if state.phase == "plan":
-            if self._should_continue():
-                return Plan(self._trimmed(state.steps))
+            s = self.settings  # `_should_continue`, inlined
+            if (s.max_iterations is None or state.iterations < s.max_iterations) and (
+                s.max_execution_time is None or state.elapsed < s.max_execution_time
+            ):
+                steps = state.steps
+                return _new(Plan, (self._trimmed(steps) if self._trims else steps,))
             state.phase, state.limit = "stop", self._limit()
         if state.phase == "act":
-            return Act([self._call(a) for a in state.pending], state.announce)
+            pending = state.pending
+            if len(pending) == 1:
+                return _new(Act, ([self._call(pending[0])], state.announce))
+            return _new(Act, ([self._call(a) for a in pending], state.announce))
         if state.phase == "stop":
             return self._stop()
         assert state.finish is not None
@@ -293,14 +308,14 @@ class LoopCore:
 
     def _planned(self, output: Any) -> None:
         state = self.state
-        if isinstance(output, OutputParserException):
-            action = self._parse_error_action(output)
-            state.pending, state.announce = [action], False
+        if isinstance(output, AgentAction):  # the classes are disjoint: the usual ones first
+            state.pending, state.announce = [output], True
         elif isinstance(output, AgentFinish):
             self._finish(output, stopped=False)
             return
-        elif isinstance(output, AgentAction):
-            state.pending, state.announce = [output], True
+        elif isinstance(output, OutputParserException):
+            action = self._parse_error_action(output)
+            state.pending, state.announce = [action], False
         else:
             state.pending, state.announce = list(output), True
         state.phase = "act"
@@ -316,15 +331,16 @@ class LoopCore:
             return
         state.pending = []
         if len(actions) == 1:
-            step = (actions[0], result[0])
-            state.steps.append(step)
-            if (direct := self._direct_return(*step)) is not None:
-                self._finish(direct, stopped=False)
+            action, observation = actions[0], result[0]
+            state.steps.append((action, observation))
+            tool = self.settings.tools.get(action.tool)  # `_direct_return`, inlined
+            if tool is not None and tool.return_direct:
+                self._finish(self._direct_return(action, observation), stopped=False)
                 return
         else:
             state.steps.extend(zip(actions, result, strict=True))
         state.iterations += 1
-        state.elapsed = self.elapsed()
+        state.elapsed = self._clock() - self._started
         state.phase = "plan"
 
     def _finish(self, finish: AgentFinish, *, stopped: bool) -> None:
@@ -385,10 +401,10 @@ class LoopCore:
             }
             kwargs = {**settings.tool_run_kwargs, "color": None}
             return ToolCall(action, settings.invalid_tool, payload, kwargs)
-        return ToolCall(action, tool, action.tool_input, settings.run_kwargs[action.tool])
+        return _new(
+            ToolCall, (action, tool, action.tool_input, settings.run_kwargs[action.tool], False)
+        )
 
-    def _direct_return(self, action: AgentAction, observation: Any) -> AgentFinish | None:
-        tool = self.settings.tools.get(action.tool)
-        if tool is not None and tool.return_direct:
-            return AgentFinish({self.settings.return_key: observation}, "")
-        return None
+    def _direct_return(self, action: AgentAction, observation: Any) -> AgentFinish:
+        """The finish of a step whose tool is `return_direct`: its observation is the answer."""
+        return AgentFinish({self.settings.return_key: observation}, "")

@@ -295,6 +295,29 @@ class AgentRun:
         if exc is not self.core.attached:
             attach_steps(exc, self.state.steps)
 
+    def finish(self) -> AgentFinish:
+        """The run to its end, without events (`invoke`): the driver's finish; a durable run
+        goes through its events (it journals them)."""
+        if self.durable is None:
+            return self._driver(SyncDriver, False).finish()
+        finish: AgentFinish | None = None
+        for kind, value in self.events(emit=False):
+            if kind == "finish":
+                finish = value
+        assert finish is not None
+        return finish
+
+    async def afinish(self) -> AgentFinish:
+        """Async twin of `finish`."""
+        if self.durable is None:
+            return await self._driver(AsyncDriver, False).finish()
+        finish: AgentFinish | None = None
+        async for kind, value in self.aevents(emit=False):
+            if kind == "finish":
+                finish = value
+        assert finish is not None
+        return finish
+
     def events(self, *, emit: bool) -> Iterator[Event]:
         """The run's events on the sync driver (`emit=False`: only the finish, for invoke); a
         durable run journals them and may end paused."""

@@ -64,6 +64,23 @@ async def run_in_executor(
     return await asyncio.get_running_loop().run_in_executor(executor, call)
 
 
+_LAZY: dict[Any, bool] = {}
+
+
+def _lazy(body: Any) -> bool:
+    """Whether `body` (a class's `_stream`, `_astream`, `_transform` or `_atransform`) is a
+    generator function: calling it runs nothing, so without callbacks a stream may be the body's
+    own generator instead of `_traced`'s wrapper around it (one generator less per Runnable
+    of a chain; a body that returns an iterator it builds keeps the wrapper, which defers that
+    work to the first chunk). Cached per function."""
+    lazy = _LAZY.get(body)
+    if lazy is None:
+        import inspect
+
+        lazy = _LAZY[body] = inspect.isgeneratorfunction(body) or inspect.isasyncgenfunction(body)
+    return lazy
+
+
 _STREAMED: Any = object()
 """Payload marker: the input arrives as a stream, unknown when the run starts."""
 _END: Any = object()
@@ -229,10 +246,14 @@ class Runnable(Generic[Input, Output]):
         """Run on one input, yielding output chunks as they are produced."""
         if self._streams_input:
             return self.transform(iter((input,)), config, **kwargs)
-        if type(self)._stream is _Base._stream:
+        cls = type(self)
+        if cls._stream is _Base._stream:
             # Cannot stream: one invoke, as LangChain does.
             return self._invoke_once(input, config, kwargs)
-        return self._traced(self._stream, input, ensure_config(config), input, kwargs)
+        config = ensure_config(config)
+        if config.get("callbacks") is None and _lazy(cls._stream):
+            return self._stream(input, config, **kwargs)  # what `_traced` would do, one layer less
+        return self._traced(self._stream, input, config, input, kwargs)
 
     def astream(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
@@ -240,25 +261,37 @@ class Runnable(Generic[Input, Output]):
         """Run on one input, yielding output chunks as they are produced (async)."""
         if self._streams_input:
             return self.atransform(_aiter_one(input), config, **kwargs)
-        if type(self)._astream is _Base._astream:
+        cls = type(self)
+        if cls._astream is _Base._astream:
             return self._ainvoke_once(input, config, kwargs)
-        return self._atraced(self._astream, input, ensure_config(config), input, kwargs)
+        config = ensure_config(config)
+        if config.get("callbacks") is None and _lazy(cls._astream):
+            return self._astream(input, config, **kwargs)
+        return self._atraced(self._astream, input, config, input, kwargs)
 
     def transform(
         self, chunks: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Output]:
         """Run on an input that arrives in chunks, yielding output chunks."""
-        if type(self)._transform is _Base._transform:
+        cls = type(self)
+        if cls._transform is _Base._transform:
             return self._buffered(chunks, config, kwargs)  # cannot take a stream: gather it first
-        return self._traced(self._transform, chunks, ensure_config(config), _STREAMED, kwargs)
+        config = ensure_config(config)
+        if config.get("callbacks") is None and _lazy(cls._transform):
+            return self._transform(chunks, config, **kwargs)
+        return self._traced(self._transform, chunks, config, _STREAMED, kwargs)
 
     def atransform(
         self, chunks: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Output]:
         """Run on an input that arrives in chunks, yielding output chunks (async)."""
-        if type(self)._atransform is _Base._atransform:
+        cls = type(self)
+        if cls._atransform is _Base._atransform:
             return self._abuffered(chunks, config, kwargs)
-        return self._atraced(self._atransform, chunks, ensure_config(config), _STREAMED, kwargs)
+        config = ensure_config(config)
+        if config.get("callbacks") is None and _lazy(cls._atransform):
+            return self._atransform(chunks, config, **kwargs)
+        return self._atraced(self._atransform, chunks, config, _STREAMED, kwargs)
 
     def _invoke_once(
         self, input: Input, config: RunnableConfig | None, kwargs: dict[str, Any]

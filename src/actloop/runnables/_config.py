@@ -43,7 +43,7 @@ def ensure_config(config: RunnableConfig | Mapping[str, Any] | None) -> Runnable
     if config is None:
         return {}
     if isinstance(config, dict):
-        return cast(RunnableConfig, config)
+        return config  # pyright: ignore[reportReturnType] (no `cast` call: this runs per Runnable call)
     return RunnableConfig(**config)
 
 

@@ -44,8 +44,10 @@ __all__ = ["ArgsSchema", "BaseTool"]
 
 ArgsSchema: TypeAlias = "type[BaseModel] | dict[str, Any]"
 """A pydantic model class or a JSON-schema dict."""
-_SCHEMA_FIELDS = frozenset(("name", "description", "args_schema", "func", "coroutine"))
-_CACHED = ("_sync_injection", "_async_injection", "_tool_call_schema")
+_SCHEMA_FIELDS = frozenset(
+    ("name", "description", "args_schema", "func", "coroutine", "_run", "_arun")
+)
+_CACHED = ("_sync_injection", "_async_injection", "_tool_call_schema", "_sync_call", "_async_call")
 
 
 _FIELDS: dict[type, frozenset[str]] = {}
@@ -77,6 +79,24 @@ def _check_timeout(name: str, timeout: Any) -> None:
             f"tool {name!r} has timeout={timeout!r}; pass a positive number of seconds, or None "
             "for no limit"
         )
+
+
+def _inject(
+    kwargs: dict[str, Any],
+    wants: Injection,
+    run: RunManager | None,
+    config: RunnableConfig | None,
+    tags: list[str] | None,
+    metadata: dict[str, Any] | None,
+) -> None:
+    """Fill in what the tool function wants besides its arguments (config, run manager,
+    callbacks)."""
+    if wants.config:
+        kwargs[wants.config] = tool_config(config, run, tags, metadata)
+    if wants.run_manager:
+        kwargs["run_manager"] = run
+    if wants.callbacks:
+        kwargs["callbacks"] = run.get_child() if run is not None else None
 
 
 class BaseTool(Runnable[Any, Any]):
@@ -204,6 +224,16 @@ class BaseTool(Runnable[Any, Any]):
         return self._arun if type(self)._arun is not BaseTool._arun else self._run
 
     @functools.cached_property
+    def _sync_call(self) -> Callable[..., Any]:
+        """What a sync call runs: `_run` (a function tool: its function, one frame less)."""
+        return self._run
+
+    @functools.cached_property
+    def _async_call(self) -> Callable[..., Any]:
+        """What an async call awaits: `_arun` (a function tool: its coroutine function)."""
+        return self._arun
+
+    @functools.cached_property
     def _sync_injection(self) -> Injection | None:
         return injection(self._sync_target())
 
@@ -222,7 +252,9 @@ class BaseTool(Runnable[Any, Any]):
             if isinstance(tool_input, dict):  # pyright: ignore[reportUnnecessaryIsInstance]
                 return (), dict(tool_input)
             raise TypeError(f"Invalid tool input type: {type(tool_input)}")
-        if not isinstance(schema, dict) and not _schema.has_fields(schema):
+        if not isinstance(schema, dict) and not (
+            _schema.HAS_FIELDS.get(schema) or _schema.has_fields(schema)
+        ):
             return (), {}
         return parse_input(self.name, schema, tool_input)
 
@@ -267,26 +299,6 @@ class BaseTool(Runnable[Any, Any]):
             tool_call_id=tool_call_id,
             **kwargs,
         )
-
-    def _prepare(
-        self,
-        tool_input: str | dict[str, Any],
-        tool_call_id: str | None,
-        wants: Injection | None,
-        run: RunManager | None,
-        config: RunnableConfig | None,
-        tags: list[str] | None,
-        metadata: dict[str, Any] | None,
-    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        args, kwargs = self._to_args_and_kwargs(tool_input, tool_call_id)
-        if wants is not None:
-            if wants.config:
-                kwargs[wants.config] = tool_config(config, run, tags, metadata)
-            if wants.run_manager:
-                kwargs["run_manager"] = run
-            if wants.callbacks:
-                kwargs["callbacks"] = run.get_child() if run is not None else None
-        return args, kwargs
 
     def _invalid(self, exc: InvalidArguments) -> Outcome:
         flag = self.handle_validation_error
@@ -337,19 +349,20 @@ class BaseTool(Runnable[Any, Any]):
         tags: list[str] | None,
         metadata: dict[str, Any] | None,
     ) -> Outcome:
-        try:
-            args, kwargs = self._prepare(
-                tool_input, tool_call_id, self._sync_injection, run, config, tags, metadata
-            )
+        try:  # `_prepare`, inlined: this is every tool call's path
+            args, kwargs = self._to_args_and_kwargs(tool_input, tool_call_id)
+            wants = self._sync_injection
+            if wants is not None:
+                _inject(kwargs, wants, run, config, tags, metadata)
         except InvalidArguments as exc:
             return self._invalid(exc)
         try:
             # in a copy of the caller's context, as LangChain does: what the tool sets stays there
             if self.timeout is None:
-                response = contextvars.copy_context().run(self._run, *args, **kwargs)
+                response = contextvars.copy_context().run(self._sync_call, *args, **kwargs)
             else:
                 context = contextvars.copy_context()
-                call = functools.partial(context.run, self._run, *args, **kwargs)
+                call = functools.partial(context.run, self._sync_call, *args, **kwargs)
                 response = wait_one(call, (), self.timeout)
         except ToolException as exc:
             return self._handled(exc)
@@ -357,6 +370,8 @@ class BaseTool(Runnable[Any, Any]):
             return (timed_out(self.name, self.timeout), None, "error")
         except NeedsInput as exc:
             return self._unasked(exc)
+        if self.response_format == "content":
+            return (response, None, "success")
         return self._outcome(response)
 
     async def _aexecute(
@@ -369,22 +384,25 @@ class BaseTool(Runnable[Any, Any]):
         metadata: dict[str, Any] | None,
     ) -> Outcome:
         try:
-            args, kwargs = self._prepare(
-                tool_input, tool_call_id, self._async_injection, run, config, tags, metadata
-            )
+            args, kwargs = self._to_args_and_kwargs(tool_input, tool_call_id)
+            wants = self._async_injection
+            if wants is not None:
+                _inject(kwargs, wants, run, config, tags, metadata)
         except InvalidArguments as exc:
             return self._invalid(exc)
         try:
             if self.timeout is None:
-                response = await self._arun(*args, **kwargs)
+                response = await self._async_call(*args, **kwargs)
             else:
-                response = await within(self._arun(*args, **kwargs), self.timeout)
+                response = await within(self._async_call(*args, **kwargs), self.timeout)
         except ToolException as exc:
             return self._handled(exc)
         except Deadline:
             return (timed_out(self.name, self.timeout), None, "error")
         except NeedsInput as exc:
             return self._unasked(exc)
+        if self.response_format == "content":
+            return (response, None, "success")
         return self._outcome(response)
 
     def run(
@@ -409,6 +427,8 @@ class BaseTool(Runnable[Any, Any]):
             manager = self._manager(callbacks, verbose, tags, metadata)
         if manager is None:
             outcome = self._execute(tool_input, tool_call_id, None, config, tags, metadata)
+            if tool_call_id is None:  # `format_output`'s first case: the content as it is
+                return outcome[0]
             return format_output(outcome, tool_call_id, self.name)
         run = self._start(manager, tool_input, start_color, run_name, run_id, tool_call_id, kwargs)
         run.flush()
@@ -443,6 +463,8 @@ class BaseTool(Runnable[Any, Any]):
             manager = self._manager(callbacks, verbose, tags, metadata)
         if manager is None:
             outcome = await self._aexecute(tool_input, tool_call_id, None, config, tags, metadata)
+            if tool_call_id is None:
+                return outcome[0]
             return format_output(outcome, tool_call_id, self.name)
         run = self._start(manager, tool_input, start_color, run_name, run_id, tool_call_id, kwargs)
         await run.aflush()

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FILTERED_ARGS",
+    "HAS_FIELDS",
     "config_param",
     "copy_subset_model",
     "function_schema",
@@ -43,14 +44,15 @@ def is_model_class(obj: Any) -> bool:
     return isinstance(obj, type) and hasattr(obj, "model_validate") and hasattr(obj, "model_fields")
 
 
-_HAS_FIELDS: dict[type[BaseModel], bool] = {}
+HAS_FIELDS: dict[type[BaseModel], bool] = {}
+"""`has_fields` of each model seen (a tool call reads it before calling `has_fields`)."""
 
 
 def has_fields(model: type[BaseModel]) -> bool:
     """Whether the model declares any field (cached: pydantic's `model_fields` costs ~1 us)."""
-    known = _HAS_FIELDS.get(model)
+    known = HAS_FIELDS.get(model)
     if known is None:
-        known = _HAS_FIELDS[model] = bool(model.model_fields)
+        known = HAS_FIELDS[model] = bool(model.model_fields)
     return known
 
 

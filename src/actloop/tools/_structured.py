@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, overload
@@ -39,6 +40,20 @@ class _FunctionTool(BaseTool):
 
     def _sync_target(self) -> Callable[..., Any] | None:
         return self.func
+
+    @functools.cached_property
+    def _sync_call(self) -> Callable[..., Any]:
+        """The function itself, when `_run` is this class's (it only calls the function)."""
+        func = self.func
+        return func if func is not None and type(self)._run is _FunctionTool._run else self._run
+
+    @functools.cached_property
+    def _async_call(self) -> Callable[..., Any]:
+        """The coroutine function itself, when `_arun` is this class's (it only awaits it)."""
+        coroutine = self.coroutine
+        if coroutine is not None and type(self)._arun is _FunctionTool._arun:
+            return coroutine
+        return self._arun
 
     def _async_target(self) -> Callable[..., Any] | None:
         return self.coroutine or self.func

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from actloop.tools._schema import model_fields
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
+    from pydantic import BaseModel, ValidationError
 
     from actloop.tools._jsonschema import Loc, Problem
 
@@ -55,23 +55,36 @@ def parse_input(
     """Positional and keyword arguments for the tool, or raise InvalidArguments."""
     if isinstance(schema, dict):
         return _parse_json_schema(tool, schema, tool_input)
-    if isinstance(tool_input, str) and _takes_plain_str(schema):
+    if isinstance(tool_input, str) and (_PLAIN_STR.get(schema) or _takes_plain_str(schema)):
         return (tool_input,), {}  # a str for an unconstrained str field: nothing to check
-    from pydantic import ValidationError
-
+    error_type = _ERROR[0] if _ERROR else _validation_error()
     try:
         if isinstance(tool_input, str):  # the string goes to the first field, and is passed as is
             key = next(iter(model_fields(schema)))
             schema.model_validate({key: tool_input})
             return (tool_input,), {}
         result = schema.model_validate(tool_input)
-    except ValidationError as exc:
+    except error_type as exc:
         problems = [(tuple(e["loc"]), e["msg"]) for e in exc.errors(include_url=False)]
         raise invalid(tool, problems, exc) from None
     return (), _validated(schema, result, tool_input)
 
 
+_ERROR: list[type[ValidationError]] = []
+"""pydantic's ValidationError once loaded (an import statement per call costs a package
+lookup and its `__getattr__`)."""
+
+
+def _validation_error() -> type[ValidationError]:
+    """pydantic's ValidationError, imported on first use (`import actloop` stays pydantic-free)."""
+    from pydantic import ValidationError
+
+    _ERROR.append(ValidationError)
+    return ValidationError
+
+
 _PLAIN_STR: dict[type[BaseModel], bool] = {}
+_FILLED: dict[type[BaseModel], tuple[tuple[str, bool], ...]] = {}
 
 
 def _takes_plain_str(schema: type[BaseModel]) -> bool:
@@ -91,14 +104,20 @@ def _validated(
     """Given fields (validated), fields given by alias, and fields with defaults; as LangChain."""
     provided = result.model_fields_set
     out: dict[str, Any] = {}
-    for name, field in model_fields(schema).items():
-        if (
-            name in tool_input
-            or name in provided
-            or (name not in ("args", "kwargs") and not field.is_required())
-        ):
+    for name, defaulted in _FILLED.get(schema) or _filled(schema):
+        if defaulted or name in tool_input or name in provided:
             out[name] = getattr(result, name)
     return out
+
+
+def _filled(schema: type[BaseModel]) -> tuple[tuple[str, bool], ...]:
+    """The schema's fields in order, each with whether it is passed even when not given (it has
+    a default and is not `args`/`kwargs`); computed once per schema."""
+    found = _FILLED[schema] = tuple(
+        (name, name not in ("args", "kwargs") and not field.is_required())
+        for name, field in model_fields(schema).items()
+    )
+    return found
 
 
 def _parse_json_schema(
