@@ -16,6 +16,7 @@ from actloop.executor._input import (
     Asked,
     asking_item,
     input_call,
+    pending_item,
     waiting_for_answer,
 )
 from actloop.executor._journal import Replayed, rejection
@@ -158,7 +159,7 @@ class Approvals:
             )
         asking = self.asking(act, len(calls))
         if unapproved or asking:
-            pending = [_pending(act, i, calls[i]) for i in unapproved]
+            pending = [pending_item(act, i, calls[i]) for i in unapproved]
             pending += [asking_item(act, i, calls[i], self.asks[i].questions) for i in asking]
             raise Paused(pending)
         return calls
@@ -183,13 +184,3 @@ class Approvals:
     def needs_start(call: ToolCall) -> bool:
         """Whether a "start" entry must precede the call (a tool not safe to repeat)."""
         return not _idempotent(call)
-
-
-def _pending(act: int, index: int, call: ToolCall) -> dict[str, Any]:
-    action = call.action
-    return {
-        "id": call_id(act, index),
-        "tool": action.tool,
-        "tool_input": action.tool_input,
-        "log": action.log,
-    }

@@ -27,6 +27,7 @@ __all__ = [
     "asked_calls",
     "asking_item",
     "input_call",
+    "pending_item",
     "waiting_for_answer",
 ]
 
@@ -89,15 +90,20 @@ def input_call(asked: Asked | None, answered: Answered | None) -> InputCall:
     return InputCall(answered.answers, asked.state)
 
 
-def asking_item(
-    act: int, index: int, call: ToolCall, questions: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """The `pending_approvals` item of a call waiting for answers."""
+def pending_item(act: int, index: int, call: ToolCall) -> dict[str, Any]:
+    """The `pending_approvals` item of a call waiting for a person (`id`, `tool`, `tool_input`,
+    `log`)."""
     action = call.action
     return {
         "id": call_id(act, index),
         "tool": action.tool,
         "tool_input": action.tool_input,
         "log": action.log,
-        "questions": questions,
     }
+
+
+def asking_item(
+    act: int, index: int, call: ToolCall, questions: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The `pending_approvals` item of a call waiting for answers."""
+    return {**pending_item(act, index, call), "questions": questions}
