@@ -71,6 +71,7 @@ for _cls in (
     StoreTimeoutError,
     ThreadHistory,
     aread_thread,
+    normalized_answers,
     read_thread,
     thread_history,
 ):

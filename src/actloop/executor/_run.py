@@ -299,7 +299,10 @@ class AgentRun:
         """The run to its end, without events (`invoke`): the driver's finish; a durable run
         goes through its events (it journals them)."""
         if self.durable is None:
-            return self._driver(SyncDriver, False).finish()
+            try:
+                return self._driver(SyncDriver, False).finish()
+            except StopIteration as exc:  # as it leaves `events()` and any coroutine (PEP 479)
+                raise RuntimeError("generator raised StopIteration") from exc
         finish: AgentFinish | None = None
         for kind, value in self.events(emit=False):
             if kind == "finish":

@@ -26,6 +26,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp import Client, MCPError, types
 from mcp.shared.message import SessionMessage
 
+from actloop.mcp._errors import Lost, NoAnswer, TooMany
 from actloop.mcp._input import call_asking
 from actloop.mcp._stdio import Garbage
 from actloop.mcp._tasks import TaskHandle, TasksExtension, TaskStarted
@@ -53,18 +54,6 @@ class ServerSpec:
         if self.url is not None:
             return self.url
         return " ".join([os.path.basename(self.command or ""), *self.args])
-
-
-class Lost(Exception):
-    """The connection ended (or was never up) before the call was answered."""
-
-
-class NoAnswer(Exception):
-    """The server did not answer within the time allowed."""
-
-
-class TooMany(Exception):
-    """A paginated list went past its bound in pages or items."""
 
 
 _PULSE = 2.0

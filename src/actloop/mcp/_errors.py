@@ -17,9 +17,12 @@ from typing import Any, cast
 from actloop.exceptions import ToolException
 
 __all__ = [
+    "Lost",
     "MCPConnectionError",
     "MCPError",
     "MCPTimeoutError",
+    "NoAnswer",
+    "TooMany",
     "error_observation",
     "garbage_note",
     "leaf",
@@ -73,3 +76,15 @@ def reason(exc: BaseException) -> str:
     """What went wrong, in a few words."""
     exc = leaf(exc)
     return str(exc) or type(exc).__name__
+
+
+class Lost(Exception):
+    """Internal: the connection ended (or was never up) before the call was answered."""
+
+
+class NoAnswer(Exception):
+    """Internal: the server did not answer within the time allowed."""
+
+
+class TooMany(Exception):
+    """Internal: a paginated list went past its bound in pages or items."""

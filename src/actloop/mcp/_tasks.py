@@ -273,7 +273,7 @@ class TaskRun:
             raise self._error("was given up by the run (its deadline passed or it stopped)")
 
     async def _get(self) -> TaskState:
-        from actloop.mcp._connection import Lost, NoAnswer
+        from actloop.mcp._errors import Lost, NoAnswer
 
         request = GetTask(params=TaskIdParams(task_id=self.task_id))
         try:

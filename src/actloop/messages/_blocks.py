@@ -18,3 +18,6 @@ class TextContentBlock(TypedDict):
     annotations: NotRequired[list[Any]]
     index: NotRequired[int | str]
     extras: NotRequired[dict[str, Any]]
+
+
+TextContentBlock.__module__ = "actloop.messages"  # users import it from there

@@ -68,6 +68,11 @@ class ToolRuntime:
         return core_schema.is_instance_schema(cls)
 
 
+for _cls in (InjectedToolArg, InjectedToolCallId, InjectedState, InjectedStore, ToolRuntime):
+    _cls.__module__ = "actloop.tools"  # users import them from there; reprs say so
+del _cls
+
+
 def _kind(annotation: Any, metadata: list[Any]) -> InjectedToolArg | str | None:
     """What a field with `annotation` and `metadata` (its `Annotated` extras) is filled with:
     "runtime", a marker, or None for a model-given argument."""
