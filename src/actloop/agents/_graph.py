@@ -948,7 +948,14 @@ class ToolNode:
             call.get("id"),
             runtime.store,
         )
-        return ToolCallRequest(call, self.tool, run.state, tool_runtime)
+        return ToolCallRequest(call, self._tool_of(call), run.state, tool_runtime)
+
+    def _tool_of(self, call: dict[str, Any]) -> Any:
+        """This node's tool, or the agent's tool a reviewer's edit redirected the call to."""
+        name = call.get("name")
+        if name == self.name or name not in self.owner.spec.tools:
+            return self.tool
+        return self.owner.spec.tools[name]
 
     def _unknown(self, call: dict[str, Any]) -> ToolMessage:
         """LangGraph's answer to a call of a tool nobody provided."""
