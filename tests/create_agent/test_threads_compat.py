@@ -249,3 +249,48 @@ def test_a_failed_turn_resumes_without_repeating_its_finished_calls(tmp_path: Pa
         ("tool", "ok"),
         ("ai", "done"),
     ]
+
+
+def test_an_approved_return_direct_call_ends_the_turn_and_the_resume_skips_before_agent(
+    tmp_path: Path,
+) -> None:
+    """Resuming goes on after the tools node, as LangGraph's checkpoint does: a `return_direct`
+    tool that ran ends the turn (no further model call) and `before_agent` hooks do not run
+    again."""
+    from langchain.agents.middleware import before_agent as lc_before_agent
+    from langchain_core.tools import tool as lc_tool
+
+    from actloop.agents.middleware import before_agent
+    from actloop.tools import tool
+
+    seen: dict[str, int] = {"lc": 0, "al": 0}
+
+    @lc_before_agent
+    def lc_count(state: Any, runtime: Any) -> None:
+        seen["lc"] += 1
+
+    @before_agent
+    def al_count(state: Any, runtime: Any) -> None:
+        seen["al"] += 1
+
+    replies = [reply("", ("add", {"a": 1, "b": 2}, "c1"), id="r1"), reply("more", id="r2")]
+    lc = lc_create_agent(
+        lc_model(replies),
+        [lc_tool(return_direct=True)(add)],
+        checkpointer=InMemorySaver(),
+        middleware=[lc_count, LcHITL({"add": True})],
+    )
+    al = create_agent(
+        al_model(replies),
+        [tool(return_direct=True)(add)],
+        checkpointer=SqliteCheckpointer(tmp_path / "runs.db"),
+        middleware=[al_count, HumanInTheLoopMiddleware({"add": True})],
+    )
+    lc.invoke({"messages": [("user", "go")]}, CONFIG)
+    al.invoke({"messages": [("user", "go")]}, CONFIG)
+    approve = {"decisions": [{"type": "approve"}]}
+    lc_out = lc.invoke(LcCommand(resume=approve), CONFIG)
+    al_out = al.invoke(Command(resume=approve), CONFIG)
+    assert state_fields(al_out) == state_fields(lc_out)
+    assert [m.type for m in al_out["messages"]] == ["human", "ai", "tool"]
+    assert seen == {"lc": 1, "al": 1}

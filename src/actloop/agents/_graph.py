@@ -506,7 +506,7 @@ class GraphRun(BaseMultiActionAgent):
     ) -> Generator[Effect, Any, Any]:
         """The nodes from where the last step left off to the next tool calls or the end; a
         static interrupt on the way is the plan (see `_interrupts`)."""
-        first = not self.started
+        first = not self.started and not steps  # a resumed run goes on after its tools
         self._absorb(steps, inputs)  # the tools node was counted when its calls were planned
         self.skip_at = steps[-1][0].tool_input["to"] if steps and is_pause(steps[-1][0]) else None
         try:
@@ -670,7 +670,8 @@ class GraphRun(BaseMultiActionAgent):
         if last is None or not steps:
             return False
         tools = self.spec.tools
-        names = [c["name"] for c in last.tool_calls if c["name"] in tools]
+        ran = _ran_tools(steps)  # a reviewer's edit may have run another tool than the call's
+        names = [n for c in last.tool_calls if (n := ran.get(c.get("id"), c["name"])) in tools]
         return bool(names) and all(tools[n].return_direct for n in names)
 
     def _structured_answered(self) -> bool:
@@ -948,7 +949,14 @@ class ToolNode:
             call.get("id"),
             runtime.store,
         )
-        return ToolCallRequest(call, self.tool, run.state, tool_runtime)
+        return ToolCallRequest(call, self._tool_of(call), run.state, tool_runtime)
+
+    def _tool_of(self, call: dict[str, Any]) -> Any:
+        """This node's tool, or the agent's tool a reviewer's edit redirected the call to."""
+        name = call.get("name")
+        if name == self.name or name not in self.owner.spec.tools:
+            return self.tool
+        return self.owner.spec.tools[name]
 
     def _unknown(self, call: dict[str, Any]) -> ToolMessage:
         """LangGraph's answer to a call of a tool nobody provided."""
@@ -1035,6 +1043,17 @@ def _ended(node: NodeRun | None, result: Any) -> Any:
     else:
         node.end([result])
     return result
+
+
+def _ran_tools(steps: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """The tool each call of `steps` ran, by call id."""
+    ran: dict[Any, Any] = {}
+    for action, _ in steps:
+        tool_input: Any = action.tool_input
+        if isinstance(tool_input, dict):
+            call = cast("dict[str, Any]", tool_input)
+            ran[call.get("id")] = call.get("name")
+    return ran
 
 
 def _unedited(tool_input: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:

@@ -3,6 +3,7 @@ and `GraphRecursionError` (`langgraph.types` / `langgraph.errors` under the same
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -77,9 +78,9 @@ class Interrupt:
 class GraphInterrupt(Exception):
     """Raised by `interrupt()`: the run pauses and reports its `Interrupt`s."""
 
-    def __init__(self, interrupts: list[Interrupt]) -> None:
+    def __init__(self, interrupts: Sequence[Interrupt] = ()) -> None:
         super().__init__(interrupts)
-        self.interrupts = interrupts
+        self.interrupts = list(interrupts)
 
 
 def interrupt(value: Any) -> Any:

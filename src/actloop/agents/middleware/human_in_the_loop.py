@@ -137,7 +137,8 @@ def decisions_to_resume(answer: Any, pending: list[dict[str, Any]]) -> Resume:
             approve.add(call_id)
         elif kind == "edit":
             edited = decision["edited_action"]
-            edit[call_id] = {**call, "args": edited["args"], "edited": edited}
+            name = edited.get("name", call["name"])  # LangChain runs the reviewer's tool
+            edit[call_id] = {**call, "name": name, "args": edited["args"], "edited": edited}
         elif kind == "reject":
             reject[call_id] = json.dumps({"message": decision.get("message")})
         else:

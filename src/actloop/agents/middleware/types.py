@@ -158,11 +158,16 @@ class ModelRequest:
             if system_message is not None:
                 raise ValueError("Cannot specify both system_prompt and system_message")
             system_message = SystemMessage(system_prompt)
-        self.model, self.messages, self.system_message = model, messages, system_message
-        self.tool_choice, self.tools = tool_choice, [] if tools is None else tools
-        self.response_format, self.runtime = response_format, runtime
-        self.state = {"messages": []} if state is None else state
-        self.model_settings = {} if model_settings is None else model_settings
+        put = object.__setattr__
+        put(self, "model", model)
+        put(self, "messages", messages)
+        put(self, "system_message", system_message)
+        put(self, "tool_choice", tool_choice)
+        put(self, "tools", [] if tools is None else tools)
+        put(self, "response_format", response_format)
+        put(self, "runtime", runtime)
+        put(self, "state", {"messages": []} if state is None else state)
+        put(self, "model_settings", {} if model_settings is None else model_settings)
 
     def __class_getitem__(cls, item: Any) -> type[ModelRequest]:
         """`ModelRequest[Context]` in annotations, as LangChain's generic class allows."""
@@ -186,7 +191,24 @@ class ModelRequest:
             DeprecationWarning,
             stacklevel=2,
         )
-        self.system_message = None if value is None else SystemMessage(value)
+        object.__setattr__(self, "system_message", None if value is None else SystemMessage(value))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Deprecated in LangChain (use `override(...)`): sets the attribute, with LangChain's
+        `DeprecationWarning`."""
+        if name == "system_prompt":
+            object.__setattr__(self, name, value)  # the property's setter warns
+            return
+        import warnings
+
+        warnings.warn(
+            f"Direct attribute assignment to ModelRequest.{name} is deprecated. "
+            f"Use request.override({name}=...) instead to create a new request "
+            f"with the modified attribute.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        object.__setattr__(self, name, value)
 
     def override(self, **overrides: Any) -> ModelRequest:
         """A copy with `overrides` (`system_prompt=` is turned into a `system_message`)."""
