@@ -110,3 +110,19 @@ def test_create_agent_sigkill_at_random_moments_then_resume_equals_uninterrupted
         repeats += crash.check_effects(tmp / "effects.log", history, effects)
     print(f"trials={TRIALS} kills={kills} repeated in-flight calls={repeats}")
     assert kills >= TRIALS * 0.8, kills  # most trials really crashed mid-run
+
+
+def test_a_child_started_after_the_turn_finished_gives_its_saved_state(
+    stores: Stores, tmp_path: Path
+) -> None:
+    """A resuming child finding the turn finished (its process was killed after the save) prints
+    `get_state`'s values: the same state, and no call runs again."""
+    (tmp_path / "reference").mkdir()
+    expected, effects = reference(tmp_path / "reference")
+    db = stores.target(tmp_path)
+    first = crash.run_child(db, tmp_path, "invoke", "sync", None, child=CHILD)
+    again = crash.run_child(db, tmp_path, "resume", "async", None, child=CHILD)
+    assert first[0] is False and again[0] is False
+    assert state_of(first[1]) == state_of(again[1]) == expected
+    assert crash.segments(tmp_path / "effects.log")[1] == []
+    assert crash.check_effects(tmp_path / "effects.log", [False, False], effects) == 0
