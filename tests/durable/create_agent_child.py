@@ -19,7 +19,7 @@ from typing import Any
 
 from actloop import dumps
 from actloop.agents import create_agent
-from actloop.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from actloop.messages import AIMessage, BaseMessage, HumanMessage, ToolCall, ToolMessage
 from actloop.testing import FunctionChatModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -28,7 +28,7 @@ from scenario import STEPS, mark_process, side_effect_tool
 INPUT = {"messages": [HumanMessage("go", id="h1")]}
 
 
-def call(name: str, text: str) -> dict[str, Any]:
+def call(name: str, text: str) -> ToolCall:
     """A tool call of `name` with `text`, its id the text (a0, m2, ...)."""
     return {"name": name, "args": {"text": text}, "id": text, "type": "tool_call"}
 

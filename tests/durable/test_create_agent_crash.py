@@ -6,7 +6,8 @@ The final state must equal an uninterrupted run's without a checkpointer, messag
 (the model's reply ids, tool call ids and arguments, ToolMessage names, contents and statuses,
 the final answer; a ToolMessage's own id is a uuid4 LangGraph draws, so only its form is
 compared), and the side-effect log must show each call exactly once, except a call in flight at
-a kill, which may appear once more (test_crash's `check_effects`).
+a kill, which may appear once more (test_crash's `check_effects`). Beyond test_crash, before each
+process starts the journal is read: no call whose result it holds runs again in that process.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from actloop.checkpoint import connect
 from support.durable import Stores
 
 from . import test_crash as crash
@@ -39,6 +41,29 @@ def state_of(out: str) -> dict[str, Any]:
             assert UUID.match(fields["id"]), fields
             fields["id"] = "<uuid>"
     return state
+
+
+def saved_calls(db: str) -> set[str]:
+    """The calls whose ToolMessage the thread's journal holds (`name:input`, as logged)."""
+    store = connect(db)
+    try:
+        found = [
+            json.loads(e.data or "null")["kwargs"] for e in store.entries("T") if e.kind == "obs"
+        ]
+    finally:
+        store.close()
+    return {f"{m['name']}:{m['tool_call_id']}" for m in found}
+
+
+def run_checked(
+    db: str, tmp: Path, mode: str, flavour: str, kill_at: float | None
+) -> tuple[bool, str]:
+    """test_crash's `run_child` of create_agent_child.py, checking that no call whose result the
+    journal held before the process started runs again in it."""
+    saved = saved_calls(db)
+    ran = crash.run_child(db, tmp, mode, flavour, kill_at, child=CHILD)
+    assert not saved & set(crash.segments(tmp / "effects.log")[-1]), saved
+    return ran
 
 
 def reference(tmp: Path) -> tuple[dict[str, Any], list[str]]:
@@ -94,16 +119,13 @@ def test_create_agent_sigkill_at_random_moments_then_resume_equals_uninterrupted
         flavour = "async" if trial % 3 == 2 else "sync"
         db = stores.target(tmp)
 
-        def child(mode: str, kill_at: float | None) -> tuple[bool, str]:
-            return crash.run_child(db, tmp, mode, flavour, kill_at, child=CHILD)  # noqa: B023
-
-        killed, out = child("invoke", rng.uniform(0.0, 0.7) * span)
+        killed, out = run_checked(db, tmp, "invoke", flavour, rng.uniform(0.0, 0.7) * span)
         history = [killed]
         if killed and rng.random() < 0.4:  # kill a resuming process too
-            killed, out = child("resume", rng.uniform(0.0, 0.6) * span)
+            killed, out = run_checked(db, tmp, "resume", flavour, rng.uniform(0.0, 0.6) * span)
             history.append(killed)
         if killed:
-            killed, out = child("resume", None)
+            killed, out = run_checked(db, tmp, "resume", flavour, None)
             history.append(killed)
         kills += sum(history)
         assert state_of(out) == expected, trial
