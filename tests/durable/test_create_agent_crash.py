@@ -76,6 +76,17 @@ def reference(tmp: Path) -> tuple[dict[str, Any], list[str]]:
     return state_of(out), sorted(effects)
 
 
+def calibrated(stores: Stores, tmp: Path, expected: dict[str, Any]) -> float:
+    """Seconds an uninterrupted checkpointed child takes from "ready" to its exit."""
+    tmp.mkdir()
+    proc = crash.start(stores.target(tmp), tmp, "invoke", "sync", child=CHILD)
+    started = time.monotonic()
+    out, _ = proc.communicate(timeout=60)
+    span = time.monotonic() - started
+    assert state_of(out) == expected
+    return span
+
+
 def test_expected_run_shape(tmp_path: Path) -> None:
     expected, effects = reference(tmp_path)
     messages = [m["kwargs"] for m in expected["messages"]]
@@ -103,14 +114,9 @@ def test_create_agent_sigkill_at_random_moments_then_resume_equals_uninterrupted
     expected, effects = reference(tmp_path / "reference")
     assert len(effects) == STEPS
     # kill moments are seeded fractions of an uninterrupted checkpointed child's time (as in
-    # test_crash), so most kills land mid-run whatever the machine's load and the store
-    calibration = tmp_path / "calibration"
-    calibration.mkdir()
-    proc = crash.start(stores.target(calibration), calibration, "invoke", "sync", child=CHILD)
-    started = time.monotonic()
-    out, _ = proc.communicate(timeout=60)
-    span = time.monotonic() - started
-    assert state_of(out) == expected
+    # test_crash), so most kills land mid-run whatever the store; the fastest of three runs, so
+    # a calibration slowed by a burst of load elsewhere does not push kills past the run's end
+    span = min(calibrated(stores, tmp_path / f"calibration{i}", expected) for i in range(3))
     rng = random.Random(SEED)
     kills = repeats = 0
     for trial in range(TRIALS):
