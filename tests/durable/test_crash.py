@@ -32,14 +32,14 @@ SEED = 20240611
 
 
 def start(
-    db: str, tmp: Path, mode: str, flavour: str, scenario: str = "count"
+    db: str, tmp: Path, mode: str, flavour: str, scenario: str = "count", child: Path = CHILD
 ) -> subprocess.Popen[str]:
-    """A child running `mode` on thread T of store `db` (its log in tmp); returns once it is
-    ready to run.
+    """A child (the script `child`) running `mode` on thread T of store `db` (its log in tmp);
+    returns once it is ready to run.
 
     The child says so on a pipe of its own, so its stdout stays unread until `communicate`.
     """
-    args = [sys.executable, str(CHILD), db, str(tmp / "effects.log"), "T"]
+    args = [sys.executable, str(child), db, str(tmp / "effects.log"), "T"]
     ready, ready_w = os.pipe()
     proc = subprocess.Popen(
         [*args, mode, flavour, scenario],
@@ -68,10 +68,11 @@ def run_child(
     kill_at: float | None,
     scenario: str = "count",
     kill_when: Callable[[], bool] | None = None,
+    child: Path = CHILD,
 ) -> tuple[bool, str]:
     """Run a child; SIGKILL it `kill_at` seconds after it is ready (or as soon as `kill_when()`
     holds) unless it ended first. Returns (killed, what it printed)."""
-    proc = start(db, tmp, mode, flavour, scenario)
+    proc = start(db, tmp, mode, flavour, scenario, child)
     if kill_when is not None:
         deadline = time.monotonic() + 30
         while proc.poll() is None and not kill_when() and time.monotonic() < deadline:
