@@ -9,7 +9,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from actloop.agents.middleware.types import ExtendedModelResponse, ModelResponse, as_response
+from actloop.agents.middleware.types import (
+    AgentMiddleware,
+    ExtendedModelResponse,
+    ModelResponse,
+    as_response,
+    overrides,
+)
 from actloop.agents.types import Command, InvalidUpdateError, one_value_per_step
 
 __all__ = [
@@ -136,3 +142,28 @@ def node_updates(update: dict[str, Any], commands: list[Command]) -> list[dict[s
                 raise InvalidUpdateError(one_value_per_step(key))
             seen.add(key)
     return updates
+
+
+def model_wrapper(m: AgentMiddleware) -> Callable[[Any, Any], Any]:
+    """`m`'s sync `wrap_model_call` (an async-only one cannot run on the sync path)."""
+    if not overrides(m, "wrap_model_call")[0]:
+        raise NotImplementedError(
+            f"{m.name} only has an async wrap_model_call (awrap_model_call); run the agent "
+            "with ainvoke/astream"
+        )
+    return m.wrap_model_call
+
+
+def amodel_wrapper(m: AgentMiddleware) -> Callable[[Any, Any], Awaitable[Any]]:
+    """`m`'s async `wrap_model_call` (a sync-only one would block on its async handler)."""
+    sync, is_async = overrides(m, "wrap_model_call")
+    if is_async or not sync:
+        return m.awrap_model_call
+
+    async def run_sync(request: Any, handler: Any) -> Any:
+        raise NotImplementedError(
+            f"{m.name} only has a sync wrap_model_call; define awrap_model_call to run it "
+            "with ainvoke/astream"
+        )
+
+    return run_sync

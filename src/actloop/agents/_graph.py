@@ -6,8 +6,8 @@ last step are added to the state (the tools node), then the node hooks and the m
 LangGraph's order (before_agent once; before_model; model through the `wrap_model_call` chain;
 after_model in reverse; on the way out after_agent in reverse), and the plan returns the model's
 tool calls as actions (the loop runs them, in parallel when several) or the final state as the
-finish. An Act effect runs `ToolNode`s: each wraps one tool with the `wrap_tool_call` chain and
-returns LangGraph's `ToolMessage` (or a middleware's `Command`).
+finish. An Act effect runs `ToolNode`s (`_tool_node`): each wraps one tool with the `wrap_tool_call`
+chain and returns LangGraph's `ToolMessage` (or a middleware's `Command`).
 
 The routing is written once as a generator of effects (`_Route.visit`: node hooks and model
 calls); `plan` and `aplan` only carry those effects out, sync or async. Nodes are counted as
@@ -18,55 +18,50 @@ error text.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from actloop.agents._compose import (
     ComposedResponse,
+    amodel_wrapper,
     chain_async_model_call_handlers,
     chain_model_call_handlers,
+    model_wrapper,
     node_updates,
 )
 from actloop.agents._events import NodeRun, agent_metadata, in_node, left_node, node_metadata
 from actloop.agents._interrupts import PAUSE_TOOL, is_pause
+from actloop.agents._state import (
+    add_messages,
+    apply_update,
+    command_of,
+    jump_of,
+    listed,
+    patch_invalid_tool_calls,
+    ran_tools,
+    rejection_reason,
+    turns,
+)
 from actloop.agents._structured import StructuredOutput, saved
+from actloop.agents._tool_node import DYNAMIC_TOOL, INVALID_TOOL
 from actloop.agents.middleware.types import (
     AgentMiddleware,
     ModelRequest,
     ModelResponse,
     Runtime,
-    ToolCallRequest,
-    ToolRuntime,
     can_jump_to,
     omitted_keys,
     overrides,
 )
-from actloop.agents.types import (
-    RECURSION_MESSAGE,
-    REMOVE_ALL_MESSAGES,
-    Command,
-    GraphRecursionError,
-)
+from actloop.agents.types import RECURSION_MESSAGE, Command, GraphRecursionError
 from actloop.executor import BaseMultiActionAgent
-from actloop.messages import AIMessage, BaseMessage, RemoveMessage, SystemMessage, ToolMessage
+from actloop.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from actloop.steps import AgentFinish, ToolAgentAction
-from actloop.tools import InjectedState, InjectedStore, InjectedToolCallId
-from actloop.tools._injected import injected_fields, injected_params
-from actloop.tools._validate import InvalidArguments
 
-__all__ = ["GraphRun", "GraphSpec", "ToolNode", "add_messages"]
+__all__ = ["GraphRun", "GraphSpec"]
 
-INVALID_TOOL = "Error: {requested_tool} is not a valid tool, try one of [{available_tools}]."
-INVOCATION_ERROR = (
-    "Error invoking tool '{tool_name}' with kwargs {tool_kwargs} with error:\n"
-    " {error}\n"
-    " Please fix the error and try again."
-)
 LATE = "Error: the run's max_execution_time passed before this tool call finished."
-DYNAMIC_TOOL = "__actloop_dynamic_tool__"
-"""The loop's name for calls of tools `create_agent` was not given (middleware's dynamic tools,
-run by its `wrap_tool_call`): one `DynamicToolNode` takes them all, the call names the tool."""
 DYNAMIC_TOOL_ERROR = """
 Middleware added tools that the agent doesn't know how to execute.
 
@@ -95,100 +90,6 @@ Option 2: Handle dynamic tools in middleware (for tools created at runtime)
 
 Effect = tuple[str, Any, Any]
 """("node", middleware, hook name) or ("model", request, None)."""
-
-
-def add_messages(left: list[BaseMessage], right: Sequence[Any]) -> list[BaseMessage]:
-    """LangGraph's messages reducer: new ids for messages without one; a message with a known
-    id replaces that message, others are appended; a `RemoveMessage` removes its id (or, with
-    `REMOVE_ALL_MESSAGES`, everything before it)."""
-    from actloop.chat_models import convert_to_messages
-
-    incoming = convert_to_messages(list(right))
-    for message in incoming:
-        if message.id is None:
-            message.id = str(uuid.uuid4())
-    cleared = [i for i, m in enumerate(incoming) if _removes_all(m)]
-    if cleared:
-        return incoming[cleared[-1] + 1 :]
-    merged = list(left)
-    where = {m.id: i for i, m in enumerate(merged)}
-    removed: set[str | None] = set()
-    for message in incoming:
-        index = where.get(message.id)
-        if index is None:
-            if isinstance(message, RemoveMessage):
-                raise ValueError(
-                    f"Attempting to delete a message with an ID that doesn't exist ('{message.id}')"
-                )
-            where[message.id] = len(merged)
-            merged.append(message)
-        elif isinstance(message, RemoveMessage):
-            removed.add(message.id)
-        else:
-            removed.discard(message.id)
-            merged[index] = message
-    return [m for m in merged if m.id not in removed] if removed else merged
-
-
-def _removes_all(message: BaseMessage) -> bool:
-    return isinstance(message, RemoveMessage) and message.id == REMOVE_ALL_MESSAGES
-
-
-def apply_update(state: dict[str, Any], update: Any) -> None:
-    """Merge a node's update (a dict or a `Command`'s update) into `state`."""
-    if isinstance(update, Command):
-        update = update.update
-    if not update:
-        return
-    for key, value in cast("dict[str, Any]", update).items():
-        if key == "messages":
-            state["messages"] = add_messages(state.get("messages", []), _listed(value))
-        else:
-            state[key] = value
-
-
-COMMAND_KEY = "__actloop_command__"
-
-
-def journaled(result: Any) -> Any:
-    """A tool call's result as the loop keeps it: a `Command` (a tool's or a middleware's)
-    becomes plain data a durable run's journal can save; `command_of` turns it back."""
-    if not isinstance(result, Command):
-        return result
-    goto = result.goto if isinstance(result.goto, str) else list(result.goto)
-    return {COMMAND_KEY: {"update": result.update, "goto": goto, "graph": result.graph}}
-
-
-def command_of(observation: Any) -> Any:
-    """Inverse of `journaled`."""
-    found: Any = observation
-    if isinstance(found, dict) and COMMAND_KEY in found:
-        saved = cast("dict[str, Any]", found)[COMMAND_KEY]
-        goto = saved["goto"] if isinstance(saved["goto"], str) else tuple(saved["goto"])
-        return Command(graph=saved["graph"], update=saved["update"], goto=goto)
-    return observation
-
-
-def _reason(observation: Any) -> str | None:
-    """The reviewer's message a rejection carries (see `decisions_to_resume`)."""
-    import json
-
-    _, found, reason = str(observation).partition(" Reason: ")
-    return json.loads(reason).get("message") if found else None
-
-
-def _listed(value: Any) -> list[Any]:
-    return cast("list[Any]", value) if isinstance(value, list) else [value]
-
-
-def _jump(result: Any) -> str | None:
-    """Where a hook's result asks to go (`{"jump_to": ...}` or a Command's `goto`)."""
-    if isinstance(result, Command):
-        goto = result.goto
-        return goto if isinstance(goto, str) else None
-    if isinstance(result, dict):
-        return cast("dict[str, Any]", result).get("jump_to")
-    return None
 
 
 @dataclass
@@ -388,7 +289,7 @@ class GraphRun(BaseMultiActionAgent):
         new = steps[self.absorbed :]
         self.absorbed = len(steps)
         answered = False
-        for turn in _turns(new):
+        for turn in turns(new):
             if replayed:
                 self._restore(turn[0][0].message_log)
             calls = [(a, command_of(o)) for a, o in turn if not is_pause(a)]
@@ -455,7 +356,9 @@ class GraphRun(BaseMultiActionAgent):
         if self._rejected(action, observation):
             from actloop.agents.middleware.human_in_the_loop import rejected_message
 
-            return {"messages": [rejected_message(action.tool_input, _reason(observation))]}
+            return {
+                "messages": [rejected_message(action.tool_input, rejection_reason(observation))]
+            }
         names = ", ".join(self.spec.tools)  # the loop's invalid-tool answer: LangGraph's text
         text = INVALID_TOOL.format(requested_tool=action.tool, available_tools=names)
         message = ToolMessage(
@@ -645,7 +548,7 @@ class GraphRun(BaseMultiActionAgent):
             self.emit("updates", {f"{m.name}.{hook}": result})
             if result:
                 self.emit("values", self.public(dict(self.state)))
-            target = _jump(result)
+            target = jump_of(result)
             if jumps and target is not None and target in can_jump_to(m, hook):
                 return target
         return None
@@ -670,7 +573,7 @@ class GraphRun(BaseMultiActionAgent):
         if last is None or not steps:
             return False
         tools = self.spec.tools
-        ran = _ran_tools(steps)  # a reviewer's edit may have run another tool than the call's
+        ran = ran_tools(steps)  # a reviewer's edit may have run another tool than the call's
         names = [n for c in last.tool_calls if (n := ran.get(c.get("id"), c["name"])) in tools]
         return bool(names) and all(tools[n].return_direct for n in names)
 
@@ -746,7 +649,7 @@ class GraphRun(BaseMultiActionAgent):
         if not isinstance(update, dict):
             return
         known = {m.id for m in self.state["messages"]} | self.streamed
-        for message in _listed(cast("dict[str, Any]", update).get("messages", [])):
+        for message in listed(cast("dict[str, Any]", update).get("messages", [])):
             if not isinstance(message, BaseMessage) or (message.id in known and message.id):
                 continue
             if message.id is None:
@@ -779,7 +682,7 @@ class GraphRun(BaseMultiActionAgent):
             chunks = [self._token(c) for c in bound.stream(prompt, config)]
             return self._response(_joined(chunks), strategy)
 
-        wrappers = [_model_wrapper(m) for m in self.spec.model_wrappers]
+        wrappers = [model_wrapper(m) for m in self.spec.model_wrappers]
         chained = chain_model_call_handlers(wrappers)
         if chained is None:
             return ComposedResponse(execute(request))
@@ -795,81 +698,11 @@ class GraphRun(BaseMultiActionAgent):
             chunks = [self._token(c) async for c in bound.astream(prompt, config)]
             return self._response(_joined(chunks), strategy)
 
-        wrappers = [_amodel_wrapper(m) for m in self.spec.model_wrappers]
+        wrappers = [amodel_wrapper(m) for m in self.spec.model_wrappers]
         chained = chain_async_model_call_handlers(wrappers)
         if chained is None:
             return ComposedResponse(await execute(request))
         return await chained(request, execute)
-
-
-def _model_wrapper(m: AgentMiddleware) -> Callable[[Any, Any], Any]:
-    """`m`'s sync `wrap_model_call` (an async-only one cannot run on the sync path)."""
-    if not overrides(m, "wrap_model_call")[0]:
-        raise NotImplementedError(
-            f"{m.name} only has an async wrap_model_call (awrap_model_call); run the agent "
-            "with ainvoke/astream"
-        )
-    return m.wrap_model_call
-
-
-def _amodel_wrapper(m: AgentMiddleware) -> Callable[[Any, Any], Awaitable[Any]]:
-    """`m`'s async `wrap_model_call` (a sync-only one would block on its async handler)."""
-    sync, is_async = overrides(m, "wrap_model_call")
-    if is_async or not sync:
-        return m.awrap_model_call
-
-    async def run_sync(request: Any, handler: Any) -> Any:
-        raise NotImplementedError(
-            f"{m.name} only has a sync wrap_model_call; define awrap_model_call to run it "
-            "with ainvoke/astream"
-        )
-
-    return run_sync
-
-
-def _invalid_call_message(call: Any) -> ToolMessage | None:
-    """LangChain's answer to an invalid (unparsable) tool call with an id."""
-    call_id = call.get("id")
-    if call_id is None:
-        return None
-    name = call.get("name") or "unknown"
-    return ToolMessage(
-        f"Tool call {name} with id {call_id} could not be executed - arguments were malformed "
-        "or truncated.",
-        name=name,
-        tool_call_id=call_id,
-        status="error",
-    )
-
-
-def patch_invalid_tool_calls(messages: list[BaseMessage]) -> list[BaseMessage]:
-    """`messages` with an error answer after each AI message's invalid tool calls that no
-    tool message answers (LangChain's `_patch_invalid_tool_calls`); always a new list."""
-    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
-    patched: list[BaseMessage] = []
-    for message in messages:
-        patched.append(message)
-        if not isinstance(message, AIMessage):
-            continue
-        for call in message.invalid_tool_calls:
-            if call.get("id") in answered:
-                continue
-            answer = _invalid_call_message(call)
-            if answer is not None:
-                patched.append(answer)
-                answered.add(answer.tool_call_id)
-    return patched
-
-
-def _turns(steps: list[tuple[Any, Any]]) -> list[list[tuple[Any, Any]]]:
-    """Consecutive steps of one model turn (the same message log) grouped."""
-    groups: list[list[tuple[Any, Any]]] = []
-    for step in steps:
-        if groups and groups[-1][0][0].message_log == step[0].message_log:
-            groups[-1].append(step)
-        else:
-            groups.append([step])
-    return groups
 
 
 class _Paused(Exception):
@@ -889,244 +722,3 @@ def _joined(chunks: list[Any]) -> Any:
     for chunk in chunks[1:]:
         total = total + chunk
     return message_chunk_to_message(total)
-
-
-def _wrap_sync(m: AgentMiddleware, hook: str, inner: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """`inner` wrapped by `m`'s sync `hook` (`wrap_tool_call`)."""
-    method = getattr(m, hook)
-    if not overrides(m, hook)[0]:
-        raise NotImplementedError(
-            f"{m.name} only has an async {hook} (a{hook}); run the agent with ainvoke/astream"
-        )
-    return lambda request: method(request, inner)
-
-
-def _wrap_async(
-    m: AgentMiddleware, hook: str, inner: Callable[[Any], Awaitable[Any]]
-) -> Callable[[Any], Awaitable[Any]]:
-    """`inner` wrapped by `m`'s async `hook` (`wrap_tool_call`)."""
-    sync, is_async = overrides(m, hook)
-    if is_async or not sync:
-        method = getattr(m, "a" + hook)
-        return lambda request: method(request, inner)
-
-    async def run_sync(request: Any) -> Any:  # a sync wrapper on the async path: its handler
-        raise NotImplementedError(  # would have to block on the async inner call
-            f"{m.name} only has a sync {hook}; define a{hook} to run it with ainvoke/astream"
-        )
-
-    return run_sync
-
-
-class ToolNode:
-    """One tool as the loop runs it in a `create_agent` agent: its input is the model's tool
-    call; it runs the `wrap_tool_call` chain around the tool and returns LangGraph's
-    `ToolMessage` (argument errors become the model's error message; other errors raise).
-    `ToolNode(None, run)` takes calls of tools the agent was not given (`DYNAMIC_TOOL`): the
-    chain's `request.tool` is None until a middleware sets one."""
-
-    return_direct = False
-    """The graph decides return_direct itself (after the whole step), never the loop."""
-
-    def __init__(self, tool: Any, run: GraphRun) -> None:
-        self.tool = tool
-        self.name: str = DYNAMIC_TOOL if tool is None else tool.name
-        self.owner = run
-        from actloop.agents.middleware.human_in_the_loop import gated
-
-        self.requires_approval: bool = bool(getattr(tool, "requires_approval", False)) or gated(
-            run.spec, self.name
-        )
-        self.idempotent: bool = bool(getattr(tool, "idempotent", True))
-
-    def _request(self, call: dict[str, Any]) -> ToolCallRequest:
-        run, runtime = self.owner, self.owner.runtime
-        tool_runtime = ToolRuntime(
-            run.state,
-            runtime.context,
-            runtime.config,
-            runtime.stream_writer,
-            call.get("id"),
-            runtime.store,
-        )
-        return ToolCallRequest(call, self._tool_of(call), run.state, tool_runtime)
-
-    def _tool_of(self, call: dict[str, Any]) -> Any:
-        """This node's tool, or the agent's tool a reviewer's edit redirected the call to."""
-        name = call.get("name")
-        if name == self.name or name not in self.owner.spec.tools:
-            return self.tool
-        return self.owner.spec.tools[name]
-
-    def _unknown(self, call: dict[str, Any]) -> ToolMessage:
-        """LangGraph's answer to a call of a tool nobody provided."""
-        names = ", ".join(self.owner.spec.tools)
-        text = INVALID_TOOL.format(requested_tool=call["name"], available_tools=names)
-        return ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")
-
-    def run(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
-        call, edited = _unedited(tool_input)
-        node = self._node(call, kwargs)
-
-        def execute(request: ToolCallRequest) -> Any:
-            call = request.tool_call
-            if request.tool is None:
-                return self._unknown(call)
-            args = _with_injected(request)
-            invalid = _invalid(request.tool, call, args)
-            if invalid is not None:
-                return invalid
-            return request.tool.run(args, tool_call_id=call["id"], **_tool_kwargs(kwargs))
-
-        handler: Callable[[Any], Any] = execute
-        for m in reversed(self.owner.spec.tool_wrappers):
-            handler = _wrap_sync(m, "wrap_tool_call", handler)
-        try:
-            result = self._edited(handler(self._request(call)), edited)
-        except BaseException as exc:
-            if node is not None:
-                node.error(exc)
-            raise
-        return journaled(_ended(node, result))
-
-    def _node(self, call: dict[str, Any], kwargs: dict[str, Any]) -> NodeRun | None:
-        """The tools node's run of this call (LangGraph runs one per call), when a handler
-        listens; the tool runs inside it."""
-        run = self.owner
-        push = run.pushed.get(call.get("id", ""), 0)
-        node = NodeRun.open(kwargs.get("callbacks"), "tools", run.nodes, [dict(call)], push)
-        if node is not None:
-            kwargs["callbacks"] = node.child
-        return node
-
-    def _edited(self, result: Any, edited: dict[str, Any] | None) -> Any:
-        if edited is None:
-            return result
-        from actloop.agents.middleware.human_in_the_loop import edited_result
-
-        return edited_result(self.owner.spec, result, edited)
-
-    async def arun(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
-        call, edited = _unedited(tool_input)
-        node = self._node(call, kwargs)
-
-        async def execute(request: ToolCallRequest) -> Any:
-            call = request.tool_call
-            if request.tool is None:
-                return self._unknown(call)
-            args = _with_injected(request)
-            invalid = _invalid(request.tool, call, args)
-            if invalid is not None:
-                return invalid
-            return await request.tool.arun(args, tool_call_id=call["id"], **_tool_kwargs(kwargs))
-
-        handler: Callable[[Any], Awaitable[Any]] = execute
-        for m in reversed(self.owner.spec.tool_wrappers):
-            handler = _wrap_async(m, "wrap_tool_call", handler)
-        try:
-            result = self._edited(await handler(self._request(call)), edited)
-        except BaseException as exc:
-            if node is not None:
-                node.error(exc)
-            raise
-        return journaled(_ended(node, result))
-
-
-def _ended(node: NodeRun | None, result: Any) -> Any:
-    """End the tools node's run with its output: a tool's message (with the id the state gives
-    it: a journal's copy keeps it) as an update, a `Command` as it is."""
-    if node is None:
-        return result
-    if isinstance(result, ToolMessage):
-        result.id = result.id or str(uuid.uuid4())  # the id the state gives it, shown already
-        node.end({"messages": [result]})
-    else:
-        node.end([result])
-    return result
-
-
-def _ran_tools(steps: list[tuple[Any, Any]]) -> dict[Any, Any]:
-    """The tool each call of `steps` ran, by call id."""
-    ran: dict[Any, Any] = {}
-    for action, _ in steps:
-        tool_input: Any = action.tool_input
-        if isinstance(tool_input, dict):
-            call = cast("dict[str, Any]", tool_input)
-            ran[call.get("id")] = call.get("name")
-    return ran
-
-
-def _unedited(tool_input: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """The call to run and, for a reviewer's edit, what the reviewer sent."""
-    if "edited" not in tool_input:
-        return tool_input, None
-    call = {k: v for k, v in tool_input.items() if k != "edited"}
-    return call, tool_input["edited"]
-
-
-def _tool_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The driver's run kwargs a tool takes (callbacks, config); colours are classic's."""
-    return {k: v for k, v in kwargs.items() if k in ("callbacks", "config")}
-
-
-def _injected(tool: Any) -> dict[str, Any]:
-    """The tool's injected arguments: from its pydantic args schema, or, for a JSON schema
-    dict, from its function's signature."""
-    schema = getattr(tool, "args_schema", None)
-    if isinstance(schema, dict):
-        return injected_params(getattr(tool, "func", None) or getattr(tool, "coroutine", None))
-    return injected_fields(schema)
-
-
-def _with_injected(request: ToolCallRequest) -> dict[str, Any]:
-    """The call's arguments with the tool's injected ones filled in (`ToolRuntime`,
-    `InjectedState`, `InjectedToolCallId`, `InjectedStore`), as LangGraph's ToolNode fills them."""
-    call = request.tool_call
-    injected = _injected(request.tool)
-    if not injected:
-        return call["args"]
-    args = dict(call["args"])
-    runtime: Any = request.runtime
-    for name, kind in injected.items():
-        if kind == "runtime":
-            args[name] = runtime
-        elif isinstance(kind, InjectedState):
-            args[name] = request.state if kind.field is None else request.state[kind.field]
-        elif isinstance(kind, InjectedToolCallId):
-            args[name] = call["id"]
-        elif isinstance(kind, InjectedStore):
-            args[name] = getattr(runtime, "store", None)
-    return args
-
-
-def _invalid(tool: Any, call: dict[str, Any], args: dict[str, Any]) -> ToolMessage | None:
-    """LangGraph's message when the call's arguments fail the tool's schema (a tool that
-    handles its own validation errors, `handle_validation_error`, answers them itself)."""
-    check = getattr(tool, "_to_args_and_kwargs", None)
-    if check is None or getattr(tool, "handle_validation_error", False):
-        return None
-    try:
-        check(args, call["id"])
-    except InvalidArguments as exc:
-        return _invocation_error(call, exc, frozenset(_injected(tool)))
-    return None
-
-
-def _invocation_error(
-    call: dict[str, Any], exc: InvalidArguments, injected: frozenset[str] = frozenset()
-) -> ToolMessage:
-    """LangGraph's `ToolInvocationError` message for arguments that failed validation (errors
-    of arguments the agent injects are not the model's: left out)."""
-    cause = exc.cause
-    errors = getattr(cause, "errors", None)
-    if callable(errors):
-        lines = [
-            ".".join(str(p) for p in e.get("loc", ())) + ": " + str(e.get("msg", "Unknown error"))
-            for e in cast("list[dict[str, Any]]", errors())
-            if not (e.get("loc") and e["loc"][0] in injected)
-        ]
-        detail = "\n".join(lines)
-    else:
-        detail = str(exc)
-    text = INVOCATION_ERROR.format(tool_name=call["name"], tool_kwargs=call["args"], error=detail)
-    return ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")

@@ -23,10 +23,12 @@ from actloop.agents._compose import (
 )
 from actloop.agents._compose import chain_model_call_handlers as _chain_model_call_handlers
 from actloop.agents._events import agent_metadata
-from actloop.agents._graph import GraphRun, GraphSpec, ToolNode, add_messages
+from actloop.agents._graph import GraphRun, GraphSpec
 from actloop.agents._models import chat_model
+from actloop.agents._state import add_messages
 from actloop.agents._structured import StructuredOutput
 from actloop.agents._threads import StateSnapshot
+from actloop.agents._tool_node import ToolNode
 from actloop.agents.middleware.human_in_the_loop import paused_node
 from actloop.agents.middleware.types import AgentMiddleware, Runtime, overrides
 from actloop.agents.middleware.types import can_jump_to as _get_can_jump_to

@@ -5,7 +5,7 @@ state, context, config, store, stream writer and the call's id); `Annotated[T, I
 the state (or `InjectedState("key")` one key of it), `Annotated[str, InjectedToolCallId]` the
 call's id, `Annotated[T, InjectedStore()]` the store. Such parameters stay in the tool's input
 schema (the call is validated with them) and are left out of the schema the model sees. A
-`create_agent` agent fills them in (`actloop.agents._graph.ToolNode`).
+`create_agent` agent fills them in (`actloop.agents._tool_node.ToolNode`).
 """
 
 from __future__ import annotations
