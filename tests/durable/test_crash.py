@@ -158,6 +158,17 @@ def reference(tmp: Path) -> tuple[dict[str, Any], list[str]]:
     return json.loads(dumps(result)), log.read_text().splitlines()
 
 
+def calibrated(stores: Stores, tmp: Path, expected: Any) -> float:
+    """Seconds an uninterrupted checkpointed child takes from "ready" to its exit."""
+    tmp.mkdir()
+    proc = start(stores.target(tmp), tmp, "invoke", "sync")
+    started = time.monotonic()
+    out, _ = proc.communicate(timeout=60)
+    span = time.monotonic() - started
+    assert result_of(out, stores.target(tmp)) == expected
+    return span
+
+
 def test_sigkill_at_random_moments_then_resume_equals_uninterrupted(
     stores: Stores, tmp_path: Path
 ) -> None:
@@ -165,14 +176,9 @@ def test_sigkill_at_random_moments_then_resume_equals_uninterrupted(
     assert len(effects) == STEPS
     # Kill moments are seeded fractions of how long an uninterrupted child takes (from "ready" to
     # its exit) on this machine right now, with this store, so most kills land mid-run whether
-    # the machine is idle or loaded and whichever store the journal goes to.
-    calibration = tmp_path / "calibration"
-    calibration.mkdir()
-    proc = start(stores.target(calibration), calibration, "invoke", "sync")
-    started = time.monotonic()
-    out, _ = proc.communicate(timeout=60)
-    span = time.monotonic() - started
-    assert result_of(out, stores.target(calibration)) == expected
+    # the machine is idle or loaded and whichever store the journal goes to. The fastest of three
+    # runs: one slowed by a burst of load elsewhere would push kills past the runs' end.
+    span = min(calibrated(stores, tmp_path / f"calibration{i}", expected) for i in range(3))
     rng = random.Random(SEED)
     kills = repeats = 0
     for trial in range(TRIALS):
