@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, Literal, overload
+from typing import Any, ClassVar, Literal, cast, overload
 
 from actloop.messages import _tool_calls as _tc
+from actloop.messages._blocks import content_blocks
 from actloop.messages._merge import (
     Content,
     UsageMetadata,
@@ -58,14 +59,15 @@ class BaseMessage(Record):
 
     def __init__(
         self,
-        content: Content,
+        content: Content | None = None,
         *,
+        content_blocks: list[Any] | None = None,
         additional_kwargs: dict[str, Any] | None = None,
         response_metadata: dict[str, Any] | None = None,
         name: str | None = None,
         id: str | None = None,
     ) -> None:
-        self.content = content
+        self.content = content if content is not None else _blocks_given(content_blocks)
         self.additional_kwargs = {} if additional_kwargs is None else additional_kwargs
         self.response_metadata = {} if response_metadata is None else response_metadata
         self.name = name
@@ -75,6 +77,18 @@ class BaseMessage(Record):
     def text(self) -> str:
         """The text content: the string itself, or the text parts of list content joined."""
         return _text_of(self.content)
+
+    @property
+    def content_blocks(self) -> list[dict[str, Any]]:
+        """The content as langchain-core's v1 standard blocks (`messages._blocks`)."""
+        return content_blocks(self.content)
+
+
+def _blocks_given(blocks: list[Any] | None) -> Content:
+    """A message's content given as `content_blocks=` (langchain-core's typed way)."""
+    if blocks is None:
+        raise TypeError("a message needs `content` or `content_blocks`")
+    return list(blocks)
 
 
 def _text_of(content: Content) -> str:
@@ -160,9 +174,10 @@ class ToolMessage(BaseMessage):
 
     def __init__(
         self,
-        content: Any,
+        content: Any = None,
         *,
         tool_call_id: Any,
+        content_blocks: list[Any] | None = None,
         artifact: Any = None,
         status: Literal["success", "error"] = "success",
         additional_kwargs: dict[str, Any] | None = None,
@@ -171,7 +186,9 @@ class ToolMessage(BaseMessage):
         id: str | None = None,
     ) -> None:
         if not isinstance(content, str):
-            content = _coerce_tool_content(content)
+            content = _coerce_tool_content(
+                content if content is not None else _blocks_given(content_blocks)
+            )
         super().__init__(
             content,
             additional_kwargs=additional_kwargs,
@@ -205,8 +222,9 @@ class AIMessage(BaseMessage):
 
     def __init__(
         self,
-        content: Content,
+        content: Content | None = None,
         *,
+        content_blocks: list[Any] | None = None,
         additional_kwargs: dict[str, Any] | None = None,
         response_metadata: dict[str, Any] | None = None,
         name: str | None = None,
@@ -215,7 +233,7 @@ class AIMessage(BaseMessage):
         invalid_tool_calls: Sequence[InvalidToolCall] | None = None,
         usage_metadata: UsageMetadata | None = None,
     ) -> None:
-        self.content = content
+        self.content = content if content is not None else _blocks_given(content_blocks)
         self.additional_kwargs = {} if additional_kwargs is None else additional_kwargs
         self.response_metadata = {} if response_metadata is None else response_metadata
         self.name = name
@@ -229,6 +247,26 @@ class AIMessage(BaseMessage):
             _tc.normalize_invalid_tool_calls(invalid_tool_calls) if invalid_tool_calls else []
         )
         self.usage_metadata = None if usage_metadata is None else _normalize_usage(usage_metadata)
+
+    @property
+    def content_blocks(self) -> list[dict[str, Any]]:
+        """The content as standard blocks (a v1 reply's content as it is), then the tool calls
+        the content does not hold, the `reasoning_content` of `additional_kwargs` first."""
+        content = self.content
+        if self.response_metadata.get("output_version") == "v1" and isinstance(content, list):
+            return cast("list[dict[str, Any]]", content)
+        blocks = content_blocks(content)
+        held = {b.get("id") for b in blocks if b.get("type") == "tool_call"}
+        for call in self.tool_calls:
+            if call.get("id") and call.get("id") not in held:
+                block: dict[str, Any] = {"type": "tool_call", "id": call["id"]}
+                block |= {"name": call["name"], "args": call["args"]}
+                block |= {k: v for k, v in call.items() if k in ("index", "extras")}
+                blocks.append(block)
+        reasoning = self.additional_kwargs.get("reasoning_content")
+        if isinstance(reasoning, str) and all(b.get("type") != "reasoning" for b in blocks):
+            blocks.insert(0, {"type": "reasoning", "reasoning": reasoning})
+        return blocks
 
 
 def _parse_raw(raw: Any) -> tuple[list[ToolCall], list[InvalidToolCall]]:

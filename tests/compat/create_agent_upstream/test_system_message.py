@@ -14,13 +14,14 @@ These tests replicate functionality from langchainjs PR #9459.
 """
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from actloop.agents.factory import create_agent
 from actloop.agents.middleware.types import AgentState, ModelRequest, ModelResponse, Runtime
-from actloop.messages import AIMessage, HumanMessage, SystemMessage
+from actloop.messages import AIMessage, HumanMessage, SystemMessage, TextContentBlock
 from actloop.testing import GenericFakeChatModel
 
 OPENAI_TEST_MODEL = "gpt-5.5"
@@ -214,6 +215,68 @@ class TestModelRequestSystemMessage:
                     system_message=SystemMessage(content="Message prompt"),
                 )
 
+    @pytest.mark.parametrize(
+        ("new_value", "should_be_none"),
+        [
+            ("New prompt", False),
+            (None, True),
+        ],
+    )
+    def test_setattr_system_prompt_deprecated(
+        self, new_value: str | None, *, should_be_none: bool
+    ) -> None:
+        """Test that setting system_prompt via setattr raises deprecation warning."""
+        model = GenericFakeChatModel(messages=iter([AIMessage(content="Hello")]))
+
+        request = ModelRequest(
+            model=model,
+            system_message=SystemMessage(content="Original") if not should_be_none else None,
+            messages=[],
+            tool_choice=None,
+            tools=[],
+            response_format=None,
+            state=AgentState(messages=[]),
+            runtime=None,
+        )
+
+        with pytest.warns(DeprecationWarning, match="system_prompt is deprecated"):
+            request.system_prompt = new_value  # type: ignore[misc]
+
+        if should_be_none:
+            assert request.system_message is None
+            assert request.system_prompt is None
+        else:
+            assert isinstance(request.system_message, SystemMessage)
+            assert request.system_message.content_blocks[0].get("text") == new_value
+
+    def test_system_message_with_complex_content(self) -> None:
+        """Test SystemMessage with complex content (list of dicts)."""
+        model = GenericFakeChatModel(messages=iter([AIMessage(content="Hello")]))
+        system_msg = SystemMessage(
+            content=[
+                {"type": "text", "text": "You are helpful"},
+                {"type": "text", "text": "Be concise", "cache_control": {"type": "ephemeral"}},
+            ]
+        )
+
+        request = ModelRequest(
+            model=model,
+            system_message=system_msg,
+            messages=[],
+            tool_choice=None,
+            tools=[],
+            response_format=None,
+            state=AgentState(messages=[]),
+            runtime=None,
+        )
+
+        assert request.system_message is not None
+        assert isinstance(request.system_message.content_blocks, list)
+        assert len(request.system_message.content_blocks) == 2
+        assert request.system_message.content_blocks[1].get("cache_control") == {
+            "type": "ephemeral"
+        }
+
     def test_multiple_overrides_with_system_message(self) -> None:
         """Test chaining overrides with system_message."""
         model = GenericFakeChatModel(messages=iter([AIMessage(content="Hello")]))
@@ -299,6 +362,45 @@ class TestCreateAgentSystemMessage:
 
 class TestSystemMessageUpdateViaMiddleware:
     """Test updating system messages through middleware."""
+
+    def test_middleware_can_set_initial_system_message(self) -> None:
+        """Test middleware setting system message when none exists."""
+
+        def set_system_message_middleware(
+            request: ModelRequest,
+            handler: Callable[[ModelRequest], ModelResponse],
+        ) -> ModelResponse:
+            """Middleware that sets initial system message."""
+            new_request = request.override(
+                system_message=SystemMessage(content="Set by middleware")
+            )
+            return handler(new_request)
+
+        model = GenericFakeChatModel(messages=iter([AIMessage(content="response")]))
+        request = ModelRequest(
+            model=model,
+            system_message=None,
+            messages=[HumanMessage(content="Hello")],
+            tool_choice=None,
+            tools=[],
+            response_format=None,
+            state=AgentState(messages=[]),
+            runtime=Runtime(),
+        )
+
+        captured_request: ModelRequest | None = None
+
+        def mock_handler(req: ModelRequest) -> ModelResponse:
+            nonlocal captured_request
+            captured_request = req
+            return ModelResponse(result=[AIMessage(content="response")])
+
+        set_system_message_middleware(request, mock_handler)
+
+        assert captured_request is not None
+        assert captured_request.system_message is not None
+        assert len(captured_request.system_message.content_blocks) == 1
+        assert captured_request.system_message.content_blocks[0].get("text") == "Set by middleware"
 
     def test_middleware_can_update_via_system_message_object(self) -> None:
         """Test middleware updating system message using SystemMessage objects."""
@@ -469,6 +571,115 @@ class TestMultipleMiddlewareChaining:
         string_middleware(request, lambda req: system_message_middleware(req, final_handler))
 
 
+class TestCacheControlPreservation:
+    """Test cache control metadata preservation in system messages."""
+
+    def test_middleware_can_add_cache_control(self) -> None:
+        """Test middleware adding cache control to system message."""
+
+        def cache_control_middleware(
+            request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+        ) -> ModelResponse:
+            """Add cache control to system message."""
+            new_message = SystemMessage(
+                content=[
+                    {"type": "text", "text": "Base instructions"},
+                    {
+                        "type": "text",
+                        "text": "Cached instructions",
+                        "cache_control": {"type": "ephemeral"},
+                    },
+                ]
+            )
+            new_request = request.override(system_message=new_message)
+            return handler(new_request)
+
+        model = GenericFakeChatModel(messages=iter([AIMessage(content="response")]))
+        request = ModelRequest(
+            model=model,
+            system_message=None,
+            messages=[],
+            tool_choice=None,
+            tools=[],
+            response_format=None,
+            state=AgentState(messages=[]),
+            runtime=Runtime(),
+        )
+
+        captured_request: ModelRequest | None = None
+
+        def mock_handler(req: ModelRequest) -> ModelResponse:
+            nonlocal captured_request
+            captured_request = req
+            return ModelResponse(result=[AIMessage(content="response")])
+
+        cache_control_middleware(request, mock_handler)
+
+        assert captured_request is not None
+        assert captured_request.system_message is not None
+        assert isinstance(captured_request.system_message.content_blocks, list)
+        assert captured_request.system_message.content_blocks[1].get("cache_control") == {
+            "type": "ephemeral"
+        }
+
+    def test_cache_control_preserved_across_middleware(self) -> None:
+        """Test that cache control is preserved when middleware modifies message."""
+
+        def first_middleware_with_cache(
+            request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+        ) -> ModelResponse:
+            """Set system message with cache control."""
+            new_message = SystemMessage(
+                content=[
+                    {
+                        "type": "text",
+                        "text": "Cached content",
+                        "cache_control": {"type": "ephemeral"},
+                    }
+                ]
+            )
+            new_request = request.override(system_message=new_message)
+            return handler(new_request)
+
+        def second_middleware_appends(
+            request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
+        ) -> ModelResponse:
+            """Append to system message while preserving cache control."""
+            assert request.system_message is not None
+            existing_content = request.system_message.content_blocks
+            new_content = [*existing_content, TextContentBlock(type="text", text="Additional text")]
+
+            new_message = SystemMessage(content_blocks=new_content)
+            new_request = request.override(system_message=new_message)
+            return handler(new_request)
+
+        model = GenericFakeChatModel(messages=iter([AIMessage(content="response")]))
+        request = ModelRequest(
+            model=model,
+            system_message=None,
+            messages=[],
+            tool_choice=None,
+            tools=[],
+            response_format=None,
+            state=AgentState(messages=[]),
+            runtime=Runtime(),
+        )
+
+        def final_handler(req: ModelRequest) -> ModelResponse:
+            # Verify cache control was preserved
+            assert req.system_message is not None
+            assert isinstance(req.system_message.content_blocks, list)
+            assert len(req.system_message.content_blocks) == 2
+            assert req.system_message.content_blocks[0].get("cache_control") == {
+                "type": "ephemeral"
+            }
+            return ModelResponse(result=[AIMessage(content="response")])
+
+        first_middleware_with_cache(
+            request, lambda req: second_middleware_appends(req, final_handler)
+        )
+
+
 class TestMetadataMerging:
     """Test metadata merging behavior when updating system messages."""
 
@@ -547,8 +758,172 @@ class TestMetadataMerging:
 # =============================================================================
 
 
+class TestDynamicSystemPromptMiddleware:
+    """Test middleware that accepts SystemMessage return types."""
+
+    def test_middleware_can_return_system_message(self) -> None:
+        """Test that middleware can return a SystemMessage with dynamic content."""
+
+        def dynamic_system_prompt_middleware(request: ModelRequest[Any]) -> SystemMessage:
+            """Return a SystemMessage with dynamic content."""
+            region = getattr(request.runtime.context, "region", "n/a")
+            return SystemMessage(content=f"You are a helpful assistant. Region: {region}")
+
+        @dataclass
+        class RegionContext:
+            region: str
+
+        runtime = Runtime(context=RegionContext(region="EU"))
+        request = ModelRequest(
+            model=GenericFakeChatModel(messages=iter([AIMessage(content="response")])),
+            system_message=None,
+            messages=[HumanMessage(content="Hello")],
+            tool_choice=None,
+            tools=[],
+            response_format=None,
+            state=AgentState(messages=[]),
+            runtime=runtime,
+            model_settings={},
+        )
+        new_system_message = dynamic_system_prompt_middleware(request)
+
+        assert isinstance(new_system_message, SystemMessage)
+        assert len(new_system_message.content_blocks) == 1
+        assert (
+            new_system_message.content_blocks[0].get("text")
+            == "You are a helpful assistant. Region: EU"
+        )
+
+    def test_system_message_with_metadata(self) -> None:
+        """Test creating a `SystemMessage` with additional metadata."""
+        system_message = SystemMessage(
+            content="You are a helpful assistant",
+            additional_kwargs={"temperature": 0.7, "model": OPENAI_TEST_MODEL},
+            response_metadata={"region": "us-east"},
+        )
+
+        assert len(system_message.content_blocks) == 1
+        assert system_message.content_blocks[0].get("text") == "You are a helpful assistant"
+        assert system_message.additional_kwargs == {
+            "temperature": 0.7,
+            "model": OPENAI_TEST_MODEL,
+        }
+        assert system_message.response_metadata == {"region": "us-east"}
+
+    def test_middleware_handles_none_system_message(self) -> None:
+        """Test middleware creating new SystemMessage when none exists."""
+
+        def create_if_none_middleware(request: ModelRequest) -> SystemMessage:
+            """Create a system message if none exists."""
+            if request.system_message is None:
+                return SystemMessage(content="Default system prompt")
+            return request.system_message
+
+        request = _make_request(system_message=None)
+        new_system_message = create_if_none_middleware(request)
+
+        assert isinstance(new_system_message, SystemMessage)
+        assert len(new_system_message.content_blocks) == 1
+        assert new_system_message.content_blocks[0].get("text") == "Default system prompt"
+
+    def test_system_message_with_content_blocks(self) -> None:
+        """Test creating a `SystemMessage` with content blocks."""
+        system_message = SystemMessage(
+            content=[
+                {"type": "text", "text": "Base instructions"},
+                {
+                    "type": "text",
+                    "text": "Cached instructions",
+                    "cache_control": {"type": "ephemeral"},
+                },
+            ]
+        )
+
+        assert isinstance(system_message.content_blocks, list)
+        assert len(system_message.content_blocks) == 2
+        assert system_message.content_blocks[0].get("text") == "Base instructions"
+        assert system_message.content_blocks[1].get("cache_control") == {"type": "ephemeral"}
+
+
 class TestSystemMessageMiddlewareIntegration:
     """Test integration of SystemMessage with middleware chain."""
+
+    def test_multiple_middleware_can_modify_system_message(self) -> None:
+        """Test that multiple middleware can modify system message in sequence."""
+
+        def first_middleware(request: ModelRequest) -> ModelRequest:
+            """First middleware adds base system message."""
+            new_message = SystemMessage(
+                content="You are an assistant.",
+                additional_kwargs={"middleware_1": "applied"},
+            )
+            return request.override(system_message=new_message)
+
+        def second_middleware(request: ModelRequest) -> ModelRequest:
+            """Second middleware appends to system message."""
+            assert request.system_message is not None
+            current_content = request.system_message.text
+            new_content = current_content + " Be helpful."
+
+            merged_kwargs = {
+                **request.system_message.additional_kwargs,
+                "middleware_2": "applied",
+            }
+
+            new_message = SystemMessage(
+                content=new_content,
+                additional_kwargs=merged_kwargs,
+            )
+            return request.override(system_message=new_message)
+
+        request = _make_request(system_message=None)
+
+        # Apply middleware in sequence
+        request = first_middleware(request)
+        assert request.system_message is not None
+        assert len(request.system_message.content_blocks) == 1
+        assert request.system_message.content_blocks[0].get("text") == "You are an assistant."
+        assert request.system_message.additional_kwargs["middleware_1"] == "applied"
+
+        request = second_middleware(request)
+        assert request.system_message is not None
+        assert len(request.system_message.content_blocks) == 1
+        assert (
+            request.system_message.content_blocks[0].get("text")
+            == "You are an assistant. Be helpful."
+        )
+        assert request.system_message.additional_kwargs["middleware_1"] == "applied"
+        assert request.system_message.additional_kwargs["middleware_2"] == "applied"
+
+    def test_middleware_preserves_system_message_metadata(self) -> None:
+        """Test that metadata is preserved when middleware modifies system message."""
+        base_message = SystemMessage(
+            content="Base prompt",
+            additional_kwargs={"key1": "value1", "key2": "value2"},
+            response_metadata={"model": OPENAI_TEST_MODEL},
+        )
+
+        def preserving_middleware(request: ModelRequest) -> ModelRequest:
+            """Middleware that preserves existing metadata."""
+            assert request.system_message is not None
+            new_message = SystemMessage(
+                content=request.system_message.text + " Extended.",
+                additional_kwargs=request.system_message.additional_kwargs,
+                response_metadata=request.system_message.response_metadata,
+            )
+            return request.override(system_message=new_message)
+
+        request = _make_request(system_message=base_message)
+        new_request = preserving_middleware(request)
+
+        assert new_request.system_message is not None
+        assert len(new_request.system_message.content_blocks) == 1
+        assert new_request.system_message.content_blocks[0].get("text") == "Base prompt Extended."
+        assert new_request.system_message.additional_kwargs == {
+            "key1": "value1",
+            "key2": "value2",
+        }
+        assert new_request.system_message.response_metadata == {"model": OPENAI_TEST_MODEL}
 
     def test_backward_compatibility_with_string_system_prompt(self) -> None:
         """Test that middleware still works with string system prompts."""
@@ -566,6 +941,43 @@ class TestSystemMessageMiddlewareIntegration:
         assert new_request.system_prompt == "Base prompt Additional instructions."
         assert isinstance(new_request.system_message, SystemMessage)
 
+    @pytest.mark.parametrize(
+        "initial_value",
+        [
+            SystemMessage(content="Hello"),
+            "Hello",
+            None,
+        ],
+        ids=["system_message", "string", "none"],
+    )
+    def test_middleware_can_switch_between_formats(
+        self, initial_value: SystemMessage | str | None
+    ) -> None:
+        """Test middleware can work with SystemMessage, string, or None."""
+
+        def flexible_middleware(request: ModelRequest) -> ModelRequest:
+            """Middleware that works with various formats."""
+            if request.system_message:
+                new_message = SystemMessage(content=request.system_message.text + " [modified]")
+                return request.override(system_message=new_message)
+            new_message = SystemMessage(content="[created]")
+            return request.override(system_message=new_message)
+
+        if isinstance(initial_value, SystemMessage):
+            request = _make_request(system_message=initial_value)
+            expected_text = "Hello [modified]"
+        elif isinstance(initial_value, str):
+            request = _make_request(system_prompt=initial_value)
+            expected_text = "Hello [modified]"
+        else:  # None
+            request = _make_request(system_message=None)
+            expected_text = "[created]"
+
+        result = flexible_middleware(request)
+        assert result.system_message is not None
+        assert len(result.system_message.content_blocks) == 1
+        assert result.system_message.content_blocks[0].get("text") == expected_text
+
 
 # =============================================================================
 # Edge Cases and Error Handling
@@ -574,6 +986,48 @@ class TestSystemMessageMiddlewareIntegration:
 
 class TestEdgeCasesAndErrorHandling:
     """Test edge cases and error handling for system messages."""
+
+    @pytest.mark.parametrize(
+        ("content", "expected_blocks", "expected_prompt"),
+        [
+            ("", 0, ""),
+            (
+                [
+                    {"type": "text", "text": "Block 1"},
+                    {"type": "text", "text": "Block 2"},
+                    {"type": "text", "text": "Block 3"},
+                ],
+                3,
+                None,
+            ),
+        ],
+        ids=["empty_content", "multiple_blocks"],
+    )
+    def test_system_message_content_variations(
+        self, content: str | list[str | dict[str, Any]], expected_blocks: int, expected_prompt: str
+    ) -> None:
+        """Test SystemMessage with various content variations."""
+        system_message = SystemMessage(content=content)
+
+        model = GenericFakeChatModel(messages=iter([AIMessage(content="response")]))
+        request = ModelRequest(
+            model=model,
+            system_message=system_message,
+            messages=[],
+            tool_choice=None,
+            tools=[],
+            response_format=None,
+            state=AgentState(messages=[]),
+            runtime=Runtime(),
+        )
+        assert request.system_message is not None
+
+        if isinstance(content, list):
+            assert isinstance(request.system_message.content_blocks, list)
+            assert len(request.system_message.content_blocks) == expected_blocks
+        else:
+            assert len(request.system_message.content_blocks) == expected_blocks
+            assert request.system_prompt == expected_prompt
 
     def test_reset_system_prompt_to_none(self) -> None:
         """Test resetting system prompt to None."""
