@@ -23,6 +23,7 @@ from actloop.agents.middleware.tool_call_limit import (
     ToolCallLimitExceededError,
     ToolCallLimitMiddleware,
 )
+from actloop.agents.middleware.tool_error import ToolErrorMiddleware
 from actloop.agents.middleware.tool_retry import ToolRetryMiddleware
 from actloop.agents.middleware.tool_selection import LLMToolSelectorMiddleware
 from actloop.agents.middleware.types import (
@@ -72,6 +73,7 @@ __all__ = [
     "ToolCallLimitExceededError",
     "ToolCallLimitMiddleware",
     "ToolCallRequest",
+    "ToolErrorMiddleware",
     "ToolRetryMiddleware",
     "ToolRuntime",
     "after_agent",
