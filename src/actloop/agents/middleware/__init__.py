@@ -15,6 +15,7 @@ from actloop.agents.middleware.model_call_limit import (
     ModelCallLimitMiddleware,
 )
 from actloop.agents.middleware.model_fallback import ModelFallbackMiddleware
+from actloop.agents.middleware.model_refusal import ModelRefusalMiddleware
 from actloop.agents.middleware.model_retry import ModelRetryMiddleware
 from actloop.agents.middleware.pii import PIIDetectionError, PIIMatch, PIIMiddleware
 from actloop.agents.middleware.summarization import SummarizationMiddleware
@@ -61,6 +62,7 @@ __all__ = [
     "ModelCallLimitMiddleware",
     "ModelCallResult",
     "ModelFallbackMiddleware",
+    "ModelRefusalMiddleware",
     "ModelRequest",
     "ModelResponse",
     "ModelRetryMiddleware",
