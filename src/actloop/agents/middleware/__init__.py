@@ -24,6 +24,7 @@ from actloop.agents.middleware.tool_call_limit import (
     ToolCallLimitExceededError,
     ToolCallLimitMiddleware,
 )
+from actloop.agents.middleware.tool_emulator import LLMToolEmulator
 from actloop.agents.middleware.tool_error import ToolErrorMiddleware
 from actloop.agents.middleware.tool_retry import ToolRetryMiddleware
 from actloop.agents.middleware.tool_selection import LLMToolSelectorMiddleware
@@ -57,6 +58,7 @@ __all__ = [
     "HumanInTheLoopMiddleware",
     "InputAgentState",
     "InterruptOnConfig",
+    "LLMToolEmulator",
     "LLMToolSelectorMiddleware",
     "ModelCallLimitExceededError",
     "ModelCallLimitMiddleware",
