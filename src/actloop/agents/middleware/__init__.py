@@ -17,6 +17,7 @@ from actloop.agents.middleware.model_call_limit import (
 from actloop.agents.middleware.model_fallback import ModelFallbackMiddleware
 from actloop.agents.middleware.model_refusal import ModelRefusalMiddleware
 from actloop.agents.middleware.model_retry import ModelRetryMiddleware
+from actloop.agents.middleware.model_router import ModelChoice, ModelRouterMiddleware
 from actloop.agents.middleware.pii import PIIDetectionError, PIIMatch, PIIMiddleware
 from actloop.agents.middleware.summarization import SummarizationMiddleware
 from actloop.agents.middleware.todo import TodoListMiddleware
@@ -63,11 +64,13 @@ __all__ = [
     "ModelCallLimitExceededError",
     "ModelCallLimitMiddleware",
     "ModelCallResult",
+    "ModelChoice",
     "ModelFallbackMiddleware",
     "ModelRefusalMiddleware",
     "ModelRequest",
     "ModelResponse",
     "ModelRetryMiddleware",
+    "ModelRouterMiddleware",
     "PIIDetectionError",
     "PIIMatch",
     "PIIMiddleware",
