@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from actloop.agents.middleware.auto_mode import AutoModeMiddleware
 from actloop.agents.middleware.context_editing import (
     ClearToolUsesEdit,
     ContextEditingMiddleware,
@@ -53,6 +54,7 @@ from actloop.agents.middleware.types import (
 __all__ = [
     "AgentMiddleware",
     "AgentState",
+    "AutoModeMiddleware",
     "ClearToolUsesEdit",
     "ContextEditingMiddleware",
     "ExtendedModelResponse",
