@@ -12,7 +12,7 @@ or prompt-block reasons, and otherwise `{"type": "refusal"}` items of a list con
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 from actloop.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from actloop.agents.structured_output import StructuredOutputValidationError
@@ -58,13 +58,17 @@ def _anthropic(items: list[dict[str, Any]], metadata: dict[str, Any]) -> list[di
     """Anthropic's refusal blocks, and one from a `refusal` stop reason when there is none."""
     blocks = [_refusal_block(b, ("extras", "index")) for b in items if b.get("type") == "refusal"]
     if metadata.get("stop_reason") == "refusal" and not blocks:
-        details = metadata.get("stop_details")
-        details = details if isinstance(details, dict) else {}
+        details = _mapping(metadata.get("stop_details"))
         block: dict[str, Any] = {"type": "refusal", "refusal": details.get("explanation") or ""}
         if category := details.get("category"):
             block["extras"] = {"category": category}
         blocks.append(block)
     return blocks
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    """`value` when it is a dict, else an empty one."""
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else {}
 
 
 def _refusal_block(item: dict[str, Any], kept: tuple[str, ...]) -> dict[str, Any]:
@@ -101,11 +105,9 @@ def _gemini(metadata: dict[str, Any]) -> dict[str, Any] | None:
     finish = _reason_name(metadata.get("finish_reason"))
     if finish in _GEMINI_REFUSALS:
         extras["finish_reason"] = finish
-    feedback = metadata.get("prompt_feedback")
-    if isinstance(feedback, dict):
-        blocked = _reason_name(feedback.get("block_reason"))  # pyright: ignore[reportUnknownArgumentType]
-        if blocked and blocked != "BLOCKED_REASON_UNSPECIFIED":
-            extras["block_reason"] = blocked
+    blocked = _reason_name(_mapping(metadata.get("prompt_feedback")).get("block_reason"))
+    if blocked and blocked != "BLOCKED_REASON_UNSPECIFIED":
+        extras["block_reason"] = blocked
     if not extras:
         return None
     return {"type": "refusal", "refusal": metadata.get("finish_message") or "", "extras": extras}
