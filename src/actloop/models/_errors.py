@@ -64,7 +64,9 @@ class ModelRefusalError(ModelError):
         super().__init__(message)
 
     @classmethod
-    def from_refusal(cls, refusal: dict[str, Any], *, raw_message: BaseMessage) -> ModelRefusalError:
+    def from_refusal(
+        cls, refusal: dict[str, Any], *, raw_message: BaseMessage
+    ) -> ModelRefusalError:
         """The error of a refusal block (`{"type": "refusal", "refusal": text, "extras": ...}`):
         its message names the block's category and text, as langchain-core's."""
         message = "Model refused to produce the requested output"
