@@ -2,6 +2,7 @@
 
     ModelError
     ├── MissingDependencyError (also ImportError): a provider's optional extra is not installed
+    ├── ModelRefusalError: the model refused (a refusal content block); `raw_message` is the reply
     └── ModelAPIError: the provider's API failed; carries `status_code` and `body`
         ├── BadRequestError: a 4xx other than 401/403/429 (bad parameters, unknown model, ...)
         │   └── ContextOverflowError: the input is longer than the model's context window
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from actloop.exceptions import ModelError
 
 if TYPE_CHECKING:
-    from actloop.messages import AIMessageChunk
+    from actloop.messages import AIMessageChunk, BaseMessage
 
 __all__ = [
     "AuthenticationError",
@@ -32,6 +33,7 @@ __all__ = [
     "MissingDependencyError",
     "ModelAPIError",
     "ModelConnectionError",
+    "ModelRefusalError",
     "RateLimitError",
     "ServerError",
     "StreamInterruptedError",
@@ -41,6 +43,38 @@ __all__ = [
 
 class MissingDependencyError(ModelError, ImportError):
     """A provider needs a package that is not installed; the message names the pip command."""
+
+
+class ModelRefusalError(ModelError):
+    """The model declined to produce the requested output (langchain-core's `ModelRefusalError`):
+    providers report a refusal as a successful reply, which `ModelRefusalMiddleware` turns into
+    this error. Retrying the same request is unlikely to succeed."""
+
+    is_retryable = False
+    """Whether retrying the same model request may succeed (langchain-core's flag)."""
+
+    def __init__(
+        self,
+        message: str = "Model refused to produce the requested output",
+        *,
+        raw_message: BaseMessage | None = None,
+    ) -> None:
+        self.raw_message = raw_message
+        """The reply that held the refusal."""
+        super().__init__(message)
+
+    @classmethod
+    def from_refusal(
+        cls, refusal: dict[str, Any], *, raw_message: BaseMessage
+    ) -> ModelRefusalError:
+        """The error of a refusal block (`{"type": "refusal", "refusal": text, "extras": ...}`):
+        its message names the block's category and text, as langchain-core's."""
+        message = "Model refused to produce the requested output"
+        if category := refusal.get("extras", {}).get("category"):
+            message += f" (category={category!r})"
+        if text := refusal.get("refusal"):
+            message += f": {text}"
+        return cls(message, raw_message=raw_message)
 
 
 class ModelAPIError(ModelError):

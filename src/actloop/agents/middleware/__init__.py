@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from actloop.agents.middleware.auto_mode import AutoModeMiddleware
 from actloop.agents.middleware.context_editing import (
     ClearToolUsesEdit,
     ContextEditingMiddleware,
@@ -15,7 +16,9 @@ from actloop.agents.middleware.model_call_limit import (
     ModelCallLimitMiddleware,
 )
 from actloop.agents.middleware.model_fallback import ModelFallbackMiddleware
+from actloop.agents.middleware.model_refusal import ModelRefusalMiddleware
 from actloop.agents.middleware.model_retry import ModelRetryMiddleware
+from actloop.agents.middleware.model_router import ModelChoice, ModelRouterMiddleware
 from actloop.agents.middleware.pii import PIIDetectionError, PIIMatch, PIIMiddleware
 from actloop.agents.middleware.summarization import SummarizationMiddleware
 from actloop.agents.middleware.todo import TodoListMiddleware
@@ -23,6 +26,8 @@ from actloop.agents.middleware.tool_call_limit import (
     ToolCallLimitExceededError,
     ToolCallLimitMiddleware,
 )
+from actloop.agents.middleware.tool_emulator import LLMToolEmulator
+from actloop.agents.middleware.tool_error import ToolErrorMiddleware
 from actloop.agents.middleware.tool_retry import ToolRetryMiddleware
 from actloop.agents.middleware.tool_selection import LLMToolSelectorMiddleware
 from actloop.agents.middleware.types import (
@@ -49,20 +54,25 @@ from actloop.agents.middleware.types import (
 __all__ = [
     "AgentMiddleware",
     "AgentState",
+    "AutoModeMiddleware",
     "ClearToolUsesEdit",
     "ContextEditingMiddleware",
     "ExtendedModelResponse",
     "HumanInTheLoopMiddleware",
     "InputAgentState",
     "InterruptOnConfig",
+    "LLMToolEmulator",
     "LLMToolSelectorMiddleware",
     "ModelCallLimitExceededError",
     "ModelCallLimitMiddleware",
     "ModelCallResult",
+    "ModelChoice",
     "ModelFallbackMiddleware",
+    "ModelRefusalMiddleware",
     "ModelRequest",
     "ModelResponse",
     "ModelRetryMiddleware",
+    "ModelRouterMiddleware",
     "PIIDetectionError",
     "PIIMatch",
     "PIIMiddleware",
@@ -72,6 +82,7 @@ __all__ = [
     "ToolCallLimitExceededError",
     "ToolCallLimitMiddleware",
     "ToolCallRequest",
+    "ToolErrorMiddleware",
     "ToolRetryMiddleware",
     "ToolRuntime",
     "after_agent",
