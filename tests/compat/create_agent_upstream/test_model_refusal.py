@@ -12,6 +12,7 @@ from typing_extensions import override
 from actloop.agents import create_agent
 from actloop.agents.middleware import (
     InputAgentState,
+    ModelFallbackMiddleware,
     ModelRefusalMiddleware,
     ModelRetryMiddleware,
 )
@@ -75,6 +76,19 @@ async def test_non_refusals_pass_through(message: AIMessage, *, asynchronous: bo
     inputs: InputAgentState = {"messages": [HumanMessage("request")]}
     result = await agent.ainvoke(inputs) if asynchronous else agent.invoke(inputs)
     assert result["messages"][-1].content == message.content
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+async def test_fallback_can_handle_refusal(*, asynchronous: bool) -> None:
+    primary = _model(AIMessage(content_blocks=[{"type": "refusal", "refusal": "blocked"}]))
+    fallback = _model(AIMessage("fallback answer"))
+    agent = create_agent(
+        primary,
+        middleware=[ModelFallbackMiddleware(fallback), ModelRefusalMiddleware()],
+    )
+    inputs: InputAgentState = {"messages": [HumanMessage("request")]}
+    result = await agent.ainvoke(inputs) if asynchronous else agent.invoke(inputs)
+    assert result["messages"][-1].content == "fallback answer"
 
 
 @pytest.mark.parametrize("asynchronous", [False, True])
