@@ -6,6 +6,7 @@ from actloop.agents.middleware.context_editing import (
     ClearToolUsesEdit,
     ContextEditingMiddleware,
 )
+from actloop.agents.middleware.file_search import FilesystemFileSearchMiddleware
 from actloop.agents.middleware.human_in_the_loop import (
     HumanInTheLoopMiddleware,
     InterruptOnConfig,
@@ -52,6 +53,7 @@ __all__ = [
     "ClearToolUsesEdit",
     "ContextEditingMiddleware",
     "ExtendedModelResponse",
+    "FilesystemFileSearchMiddleware",
     "HumanInTheLoopMiddleware",
     "InputAgentState",
     "InterruptOnConfig",
