@@ -18,6 +18,13 @@ from actloop.agents.middleware.model_call_limit import (
 from actloop.agents.middleware.model_fallback import ModelFallbackMiddleware
 from actloop.agents.middleware.model_retry import ModelRetryMiddleware
 from actloop.agents.middleware.pii import PIIDetectionError, PIIMatch, PIIMiddleware
+from actloop.agents.middleware.shell_tool import (
+    CodexSandboxExecutionPolicy,
+    DockerExecutionPolicy,
+    HostExecutionPolicy,
+    RedactionRule,
+    ShellToolMiddleware,
+)
 from actloop.agents.middleware.summarization import SummarizationMiddleware
 from actloop.agents.middleware.todo import TodoListMiddleware
 from actloop.agents.middleware.tool_call_limit import (
@@ -51,9 +58,12 @@ __all__ = [
     "AgentMiddleware",
     "AgentState",
     "ClearToolUsesEdit",
+    "CodexSandboxExecutionPolicy",
     "ContextEditingMiddleware",
+    "DockerExecutionPolicy",
     "ExtendedModelResponse",
     "FilesystemFileSearchMiddleware",
+    "HostExecutionPolicy",
     "HumanInTheLoopMiddleware",
     "InputAgentState",
     "InterruptOnConfig",
@@ -68,7 +78,9 @@ __all__ = [
     "PIIDetectionError",
     "PIIMatch",
     "PIIMiddleware",
+    "RedactionRule",
     "Runtime",
+    "ShellToolMiddleware",
     "SummarizationMiddleware",
     "TodoListMiddleware",
     "ToolCallLimitExceededError",
