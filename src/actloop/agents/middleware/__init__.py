@@ -18,6 +18,7 @@ from actloop.agents.middleware.model_call_limit import (
 from actloop.agents.middleware.model_fallback import ModelFallbackMiddleware
 from actloop.agents.middleware.model_retry import ModelRetryMiddleware
 from actloop.agents.middleware.pii import PIIDetectionError, PIIMatch, PIIMiddleware
+from actloop.agents.middleware.provider_tool_search import ProviderToolSearchMiddleware
 from actloop.agents.middleware.shell_tool import (
     CodexSandboxExecutionPolicy,
     DockerExecutionPolicy,
@@ -78,6 +79,7 @@ __all__ = [
     "PIIDetectionError",
     "PIIMatch",
     "PIIMiddleware",
+    "ProviderToolSearchMiddleware",
     "RedactionRule",
     "Runtime",
     "ShellToolMiddleware",
