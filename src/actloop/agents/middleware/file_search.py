@@ -199,7 +199,7 @@ class FilesystemFileSearchMiddleware(AgentMiddleware):
 
     # -- glob ---------------------------------------------------------------------------------
 
-    def _glob(self, pattern: str, path: str) -> str:
+    def find_files(self, pattern: str, path: str) -> str:
         """The `glob_search` tool's answer: matching files, newest first."""
         try:
             base_full = self._validate_and_resolve_path(path)
@@ -231,7 +231,7 @@ class FilesystemFileSearchMiddleware(AgentMiddleware):
 
     # -- grep ---------------------------------------------------------------------------------
 
-    def _grep(self, pattern: str, path: str, include: str | None, output_mode: str) -> str:
+    def find_in_files(self, pattern: str, path: str, include: str | None, output_mode: str) -> str:
         """The `grep_search` tool's answer in `output_mode`."""
         try:
             re.compile(pattern)
@@ -376,7 +376,7 @@ def _glob_tool(middleware: FilesystemFileSearchMiddleware) -> BaseTool:
             time (most recently modified first). Returns `'No files found'` if no
             matches.
         """
-        return middleware._glob(pattern, path)  # pyright: ignore[reportPrivateUsage]
+        return middleware.find_files(pattern, path)
 
     return _described(glob_search)
 
@@ -409,6 +409,6 @@ def _grep_tool(middleware: FilesystemFileSearchMiddleware) -> BaseTool:
             Search results formatted according to `output_mode`.
                 Returns `'No matches found'` if no results.
         """
-        return middleware._grep(pattern, path, include, output_mode)  # pyright: ignore[reportPrivateUsage]
+        return middleware.find_in_files(pattern, path, include, output_mode)
 
     return _described(grep_search)
