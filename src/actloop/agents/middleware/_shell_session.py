@@ -179,8 +179,11 @@ class ShellSession:
         process = self._process
         if process is None or process.returncode is not None:
             return True
+        waitid = getattr(os, "waitid", None)
+        if waitid is None:  # pragma: no cover - no waitid (macOS before Python 3.13)
+            return process.poll() is not None
         try:
-            found = os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            found = waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
         except ChildProcessError:
             return process.poll() is not None
         return found is not None

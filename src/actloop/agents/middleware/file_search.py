@@ -6,8 +6,9 @@ Every path stays inside the root: a `..`/`~` path or pattern is refused, each ma
 symlinked directories, and a file is read through one descriptor whose real path is checked again
 (so a symlink swapped in after the check is not followed out). Work and output are bounded beyond
 LangChain's: files over `max_file_size_mb` are skipped (as LangChain does), a search stops after
-`search_timeout` seconds, each regex match runs under that deadline when the `regex` package is
-installed (Python's `re` backtracks without a bound), and at most `max_results` lines are given.
+`search_timeout` seconds (glob checks it between matches, grep between lines and, when the
+`regex` package is installed, inside each match: Python's `re` backtracks without a bound), and
+an answer gives at most `max_results` lines.
 """
 
 from __future__ import annotations
