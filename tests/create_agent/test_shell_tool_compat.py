@@ -157,3 +157,14 @@ def test_a_full_stdin_pipe_is_bounded_too(tmp_path: Path) -> None:
     state = agent.invoke({"messages": [al_messages.HumanMessage("go")]})
     answers = [m.content for m in state["messages"] if m.type == "tool"]
     assert answers == ["Error: Command timed out after 0.5 seconds.", "ok\n"]
+
+
+def test_a_background_writer_without_end_does_not_hold_a_command(tmp_path: Path) -> None:
+    """`yes` writing to stderr for ever: each command still ends at its marker (exit code 0,
+    not a timeout; how much of the flood comes first varies), and the run ends it."""
+    before = {p.pid for p in children()}
+    agent = shell_agent(tmp_path, [{"command": "yes >&2 & echo started"}, {"command": "echo ok"}])
+    state = agent.invoke({"messages": [al_messages.HumanMessage("go")]})
+    results = [m.artifact for m in state["messages"] if m.type == "tool"]
+    assert [(r["timed_out"], r["exit_code"]) for r in results] == [(False, 0), (False, 0)]
+    assert [p for p in children() if p.pid not in before] == []

@@ -23,7 +23,7 @@ import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +35,8 @@ LOGGER = logging.getLogger("actloop.agents.middleware.shell_tool")
 _DONE_MARKER_PREFIX = "__LC_SHELL_DONE__"
 _MAX_LINE = 1 << 20
 """A line longer than this (bytes, no newline yet) is cut into lines: memory stays bounded."""
+_DRAIN_LIMIT = 1 << 20
+"""At most this many bytes are read when a pipe is emptied without waiting."""
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,7 @@ class ShellSession:
         )
         pipes = (self._process.stdin, self._process.stdout, self._process.stderr)
         if any(pipe is None for pipe in pipes):
-            self.stop(self._policy.termination_timeout)
+            self.stop(self._policy.termination_timeout, graceful=False)
             raise RuntimeError("Failed to initialize shell session pipes.")
         for pipe in pipes:
             os.set_blocking(pipe.fileno(), False)  # type: ignore[union-attr]
@@ -343,8 +345,7 @@ class ShellSession:
     def _drain_stderr(self, output: _Output, lines: _Lines) -> None:
         """The command's stderr still in the pipe when its marker came (written before it)."""
         assert self._process is not None and self._process.stderr is not None
-        fd = self._process.stderr.fileno()
-        while chunk := _read_some(fd):
+        for chunk in _pending(self._process.stderr.fileno()):
             for line in lines.feed(chunk):
                 output.add("stderr", line)
         for line in lines.feed(b"", final=True):
@@ -354,8 +355,17 @@ class ShellSession:
         """Drop what an earlier command left in the pipes."""
         assert self._process is not None
         for stream in (self._process.stdout, self._process.stderr):
-            while _read_some(stream.fileno()):  # type: ignore[union-attr]
+            for _chunk in _pending(stream.fileno()):  # type: ignore[union-attr]
                 pass
+
+
+def _pending(fd: int) -> Iterator[bytes]:
+    """What the pipe holds now, up to `_DRAIN_LIMIT` bytes (a background process writing
+    without end cannot keep a drain going)."""
+    taken = 0
+    while taken < _DRAIN_LIMIT and (chunk := _read_some(fd)):
+        taken += len(chunk)
+        yield chunk
 
 
 def _read_some(fd: int) -> bytes | None:
