@@ -7,6 +7,7 @@ from actloop.agents.middleware.context_editing import (
     ClearToolUsesEdit,
     ContextEditingMiddleware,
 )
+from actloop.agents.middleware.file_search import FilesystemFileSearchMiddleware
 from actloop.agents.middleware.human_in_the_loop import (
     HumanInTheLoopMiddleware,
     InterruptOnConfig,
@@ -20,6 +21,14 @@ from actloop.agents.middleware.model_refusal import ModelRefusalMiddleware
 from actloop.agents.middleware.model_retry import ModelRetryMiddleware
 from actloop.agents.middleware.model_router import ModelChoice, ModelRouterMiddleware
 from actloop.agents.middleware.pii import PIIDetectionError, PIIMatch, PIIMiddleware
+from actloop.agents.middleware.provider_tool_search import ProviderToolSearchMiddleware
+from actloop.agents.middleware.shell_tool import (
+    CodexSandboxExecutionPolicy,
+    DockerExecutionPolicy,
+    HostExecutionPolicy,
+    RedactionRule,
+    ShellToolMiddleware,
+)
 from actloop.agents.middleware.summarization import SummarizationMiddleware
 from actloop.agents.middleware.todo import TodoListMiddleware
 from actloop.agents.middleware.tool_call_limit import (
@@ -56,8 +65,12 @@ __all__ = [
     "AgentState",
     "AutoModeMiddleware",
     "ClearToolUsesEdit",
+    "CodexSandboxExecutionPolicy",
     "ContextEditingMiddleware",
+    "DockerExecutionPolicy",
     "ExtendedModelResponse",
+    "FilesystemFileSearchMiddleware",
+    "HostExecutionPolicy",
     "HumanInTheLoopMiddleware",
     "InputAgentState",
     "InterruptOnConfig",
@@ -76,7 +89,10 @@ __all__ = [
     "PIIDetectionError",
     "PIIMatch",
     "PIIMiddleware",
+    "ProviderToolSearchMiddleware",
+    "RedactionRule",
     "Runtime",
+    "ShellToolMiddleware",
     "SummarizationMiddleware",
     "TodoListMiddleware",
     "ToolCallLimitExceededError",
