@@ -415,6 +415,19 @@ class CompiledAgent:
     def get_name(self) -> str:
         return self.name
 
+    def get_graph(self, config: dict[str, Any] | None = None, *, xray: int | bool = False) -> Any:
+        """LangGraph's drawable graph of the agent (`draw_mermaid()`, `nodes`, `edges`, ...):
+        the nodes and edges LangChain's `create_agent` builds for it (`_diagram`)."""
+        from actloop.agents._diagram import graph_of
+
+        return graph_of(self.spec)
+
+    async def aget_graph(
+        self, config: dict[str, Any] | None = None, *, xray: int | bool = False
+    ) -> Any:
+        """Async `get_graph`."""
+        return self.get_graph(config, xray=xray)
+
 
 _DONE: Any = object()
 STREAM_MODES = ("values", "updates", "messages", "custom")
