@@ -239,7 +239,10 @@ def _draw_mermaid(graph: Graph, *, with_styles: bool, header: str, styles: str) 
     else:
         text = f"---\n{header}---\ngraph TD;\n"
         text += "".join(_node_line(n, formats) for n in graph.nodes.values())
-    for edge in graph.edges:
+    # langchain-core groups edges by the common prefix of their ends: a node's edge to itself
+    # is a group of its own, drawn after the others
+    edges = [e for e in graph.edges if e.source != e.target]
+    for edge in [*edges, *(e for e in graph.edges if e.source == e.target)]:
         arrow = " -.-> " if edge.conditional else " --> "
         text += f"\t{safe_id(edge.source)}{arrow}{safe_id(edge.target)};\n"
     return text + styles if with_styles else text
