@@ -5,7 +5,7 @@
 `can_jump_to` as conditional edges; the tools node's way out with `return_direct` tools or
 structured output tools) in the order LangGraph's `draw_graph` gives them: nodes as added, edges
 sorted, fixed edges to `__end__` last. `Graph` has langchain-core's drawing API: `nodes`,
-`edges`, `draw_mermaid()` (the same text, `tests/create_agent/test_diagram.py` compares),
+`edges`, `draw_mermaid()` (the same text, `tests/create_agent/test_diagram_compat.py` compares),
 `draw_ascii()` (through langchain-core and grandalf when installed). PNG needs a renderer
 actloop does not ship (mermaid.ink over the network, pyppeteer, graphviz): a clear error.
 """
