@@ -15,9 +15,12 @@ from __future__ import annotations
 import itertools
 import string
 from dataclasses import asdict, dataclass, field
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from actloop.agents.middleware.types import can_jump_to
+from actloop.agents.middleware.types import AgentMiddleware, can_jump_to
+
+if TYPE_CHECKING:
+    from actloop.agents._graph import GraphSpec
 
 __all__ = ["Edge", "Graph", "Node", "NodeStyles", "graph_of"]
 
@@ -113,26 +116,6 @@ class Graph:
 
     nodes: dict[str, Node] = field(default_factory=lambda: {})
     edges: list[Edge] = field(default_factory=lambda: [])
-
-    def add_node(self, id: str, metadata: dict[str, Any] | None = None) -> Node:
-        """Add the node `id` (an error if it is there already)."""
-        if id in self.nodes:
-            raise ValueError(f"Node with id {id} already exists")
-        node = Node(id=id, name=id, data=None, metadata=metadata)
-        self.nodes[id] = node
-        return node
-
-    def add_edge(self, source: str, target: str, *, conditional: bool = False) -> None:
-        """Add an edge unless one joins the same nodes (LangGraph's `add_edge` of a drawing);
-        `__end__` comes in with its first edge."""
-        if any(e.source == source and e.target == target for e in self.edges):
-            return
-        if target == END and END not in self.nodes:
-            self.add_node(END)
-        for end in (source, target):
-            if end not in self.nodes:
-                raise ValueError(f"Node {end} not in graph")
-        self.edges.append(Edge(source, target, None, conditional))
 
     def first_node(self) -> Node | None:
         """The one node no edge leads to (None if none or several)."""
@@ -261,7 +244,7 @@ class _Ends:
     exit: str
 
 
-def _ends(hooks: dict[str, list[Any]]) -> _Ends:
+def _ends(hooks: dict[str, list[AgentMiddleware]]) -> _Ends:
     before_agent, before_model = hooks["before_agent"], hooks["before_model"]
     after_model, after_agent = hooks["after_model"], hooks["after_agent"]
     loop_entry = f"{before_model[0].name}.before_model" if before_model else "model"
@@ -276,7 +259,12 @@ Declared = list[tuple[str, str, bool]]
 
 
 def _hook_edge(
-    out: Declared, ends: _Ends, middleware: Any, hook: str, default: str, has_tools: bool
+    out: Declared,
+    ends: _Ends,
+    middleware: AgentMiddleware,
+    hook: str,
+    default: str,
+    has_tools: bool,
 ) -> None:
     """`create_agent`'s `_add_middleware_edge`: a fixed edge, or the hook's jumps."""
     name = f"{middleware.name}.{hook}"
@@ -296,7 +284,7 @@ def _hook_edge(
     out.extend((name, target, True) for target in targets)
 
 
-def _loop_edges(spec: Any, ends: _Ends) -> Declared:
+def _loop_edges(spec: GraphSpec, ends: _Ends) -> Declared:
     """The edges out of the loop: the tools node's, the loop exit's (model or after_model)."""
     hooks = spec.hooks
     structured_tools = bool(spec.structured.tools)
@@ -319,7 +307,12 @@ def _loop_edges(spec: Any, ends: _Ends) -> Declared:
 
 
 def _chain(
-    out: Declared, spec: Any, ends: _Ends, hook: str, order: list[Any], last: str | None
+    out: Declared,
+    spec: GraphSpec,
+    ends: _Ends,
+    hook: str,
+    order: list[AgentMiddleware],
+    last: str | None,
 ) -> None:
     """A hook's nodes one after another in `order`, the last going to `last` (if given)."""
     for one, two in itertools.pairwise(order):
@@ -328,7 +321,7 @@ def _chain(
         _hook_edge(out, ends, order[-1], hook, last, spec.has_tool_node)
 
 
-def declared_edges(spec: Any) -> Declared:
+def declared_edges(spec: GraphSpec) -> Declared:
     """Every edge `create_agent` adds for `spec`, in its order."""
     hooks = spec.hooks
     ends = _ends(hooks)
@@ -343,7 +336,7 @@ def declared_edges(spec: Any) -> Declared:
     return out
 
 
-def _tool_names(spec: Any) -> list[str]:
+def _tool_names(spec: GraphSpec) -> list[str]:
     """The tools node's tool names in LangChain's order: middleware's tools, then the agent's."""
     names = [
         getattr(t, "name", None) or getattr(t, "__name__", "")
@@ -353,7 +346,7 @@ def _tool_names(spec: Any) -> list[str]:
     return list(dict.fromkeys([*names, *spec.tools]))
 
 
-def _metadata(spec: Any, name: str) -> dict[str, Any] | None:
+def _metadata(spec: GraphSpec, name: str) -> dict[str, Any] | None:
     """A node's metadata as LangGraph draws it: its static interrupts, the tools node's tools."""
     metadata: dict[str, Any] = {}
     before, after = name in spec.interrupt_before, name in spec.interrupt_after
@@ -366,19 +359,37 @@ def _metadata(spec: Any, name: str) -> dict[str, Any] | None:
     return metadata or None
 
 
-def graph_of(spec: Any) -> Graph:
+def _put_node(graph: Graph, id: str, metadata: dict[str, Any] | None = None) -> None:
+    """Add the node `id` to `graph`."""
+    graph.nodes[id] = Node(id=id, name=id, data=None, metadata=metadata)
+
+
+def _put_edge(graph: Graph, source: str, target: str, *, conditional: bool = False) -> None:
+    """Add an edge unless one joins the same nodes (LangGraph's `add_edge` of a drawing);
+    `__end__` comes in with its first edge."""
+    if any(e.source == source and e.target == target for e in graph.edges):
+        return
+    if target == END and END not in graph.nodes:
+        _put_node(graph, END)
+    for end in (source, target):
+        if end not in graph.nodes:
+            raise ValueError(f"Node {end} not in graph")
+    graph.edges.append(Edge(source, target, None, conditional))
+
+
+def graph_of(spec: GraphSpec) -> Graph:
     """The drawing of the agent `spec` (a `GraphSpec`) as LangGraph's `get_graph()` gives it."""
     graph = Graph()
     names = [START, "model", *(["tools"] if spec.has_tool_node else [])]
     names += [f"{m.name}.{h}" for m in spec.middleware for h in HOOKS if m in spec.hooks[h]]
     for name in names:
-        graph.add_node(name, None if name == START else _metadata(spec, name))
+        _put_node(graph, name, None if name == START else _metadata(spec, name))
     # LangGraph finds the edges by running the graph's writes; a fixed edge to the end is no
     # write, it comes last, from each node with edges in but none out
     found = {e for e in declared_edges(spec) if e[1] != END or e[2]}
     for source, target, conditional in sorted(found):
-        graph.add_edge(source, target, conditional=conditional)
+        _put_edge(graph, source, target, conditional=conditional)
     sources = {s for s, _, _ in found}
     for source in sorted({t for _, t, _ in found if t != END} - sources):
-        graph.add_edge(source, END)
+        _put_edge(graph, source, END)
     return graph
