@@ -2,10 +2,10 @@
 
 Each shape is built on both sides (middleware written once against a library's middleware
 module); the nodes (ids, names, metadata), the edges (in order) and the Mermaid text must be
-equal (the ASCII art: `test_ascii_art`). Shapes: no tools, tools,
-`return_direct` tools, each hook kind alone and in chains, jumps from each hook, `wrap_model_call`
-and `wrap_tool_call` middleware, middleware tools, structured output (tool, provider and auto
-strategies), static interrupts, and a seeded random sweep over all of these.
+equal (the ASCII art: `test_ascii_art`). Shapes: no tools, tools, `return_direct` tools, each
+hook kind alone and in chains, jumps from each hook, `wrap_model_call` and `wrap_tool_call`
+middleware, middleware tools, each built-in middleware, structured output (tool, provider and
+auto strategies), static interrupts, and a seeded random sweep over all of these.
 """
 
 from __future__ import annotations
@@ -270,6 +270,35 @@ def test_png_is_a_clear_error_and_aget_graph_is_get_graph() -> None:
     with pytest.raises(NotImplementedError, match="Mermaid text only"):
         al.get_graph().draw_png()
     assert asyncio.run(al.aget_graph()) == al.get_graph()
+
+
+BUILTINS: dict[str, Any] = {
+    "human_in_the_loop": lambda mw, model: mw.HumanInTheLoopMiddleware(interrupt_on={"look": True}),
+    "model_call_limit": lambda mw, model: mw.ModelCallLimitMiddleware(run_limit=2),
+    "tool_call_limit": lambda mw, model: mw.ToolCallLimitMiddleware(tool_name="look", run_limit=2),
+    "model_retry": lambda mw, model: mw.ModelRetryMiddleware(),
+    "tool_retry": lambda mw, model: mw.ToolRetryMiddleware(),
+    "model_fallback": lambda mw, model: mw.ModelFallbackMiddleware(model),
+    "todo": lambda mw, model: mw.TodoListMiddleware(),
+    "context_editing": lambda mw, model: mw.ContextEditingMiddleware(),
+    "pii": lambda mw, model: mw.PIIMiddleware("email", apply_to_output=True),
+    "summarization": lambda mw, model: mw.SummarizationMiddleware(model, trigger=("messages", 9)),
+    "tool_selection": lambda mw, model: mw.LLMToolSelectorMiddleware(model=model, max_tools=1),
+}
+
+
+@pytest.mark.parametrize("name", list(BUILTINS))
+@pytest.mark.parametrize("with_tools", [False, True], ids=["no_tools", "tools"])
+def test_builtin_middleware(name: str, with_tools: bool) -> None:
+    """Each built-in middleware has LangChain's nodes; actloop's `HumanInTheLoopMiddleware`,
+    which pauses on the durable approvals, is drawn as LangChain's `after_model` node."""
+    tools = [look] if with_tools else []
+    hooks: dict[str, Any] = {"before_model": ["end"], "after_model": None}
+    lc_mws = [middleware(lc_mw, "Mine", hooks), BUILTINS[name](lc_mw, lc_model([]))]
+    al_mws = [middleware(al_mw, "Mine", hooks), BUILTINS[name](al_mw, ScriptedChatModel([]))]
+    lc = lc_create_agent(lc_model([]), [lc_tools.tool(t) for t in tools], middleware=lc_mws)
+    al = al_create_agent(ScriptedChatModel([]), [al_tool(t) for t in tools], middleware=al_mws)
+    assert_same_drawing(lc, al)
 
 
 def random_shape(rng: random.Random) -> tuple[list[tuple[Any, bool]], list[Any], dict[str, Any]]:

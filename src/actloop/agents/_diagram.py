@@ -4,10 +4,12 @@
 `StateGraph` for the same `GraphSpec` (entry, loop entry, loop exit and exit nodes; a hook's
 `can_jump_to` as conditional edges; the tools node's way out with `return_direct` tools or
 structured output tools) in the order LangGraph's `draw_graph` gives them: nodes as added, edges
-sorted, fixed edges to `__end__` last. `Graph` has langchain-core's drawing API: `nodes`,
-`edges`, `draw_mermaid()` (the same text, `tests/create_agent/test_diagram_compat.py` compares),
-`draw_ascii()` (through langchain-core and grandalf when installed). PNG needs a renderer
-actloop does not ship (mermaid.ink over the network, pyppeteer, graphviz): a clear error.
+sorted, fixed edges to `__end__` last. `HumanInTheLoopMiddleware` is drawn as LangChain's (an
+`after_model` node), though actloop's pauses on the durable approvals instead. `Graph` has
+langchain-core's drawing API: `nodes`, `edges`, `draw_mermaid()` (the same text,
+`tests/create_agent/test_diagram_compat.py` compares), `draw_ascii()` (through langchain-core
+and grandalf when installed). PNG needs a renderer actloop does not ship (mermaid.ink over the
+network, pyppeteer, graphviz): a clear error.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import string
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
+from actloop.agents.middleware.human_in_the_loop import HumanInTheLoopMiddleware
 from actloop.agents.middleware.types import AgentMiddleware, can_jump_to
 
 if TYPE_CHECKING:
@@ -254,6 +257,26 @@ def _ends(hooks: dict[str, list[AgentMiddleware]]) -> _Ends:
     return _Ends(entry, loop_entry, loop_exit, exit_)
 
 
+@dataclass
+class _Shape:
+    """What the drawing reads of a `GraphSpec`: LangChain's node hooks and tools node for it."""
+
+    spec: GraphSpec
+    hooks: dict[str, list[AgentMiddleware]]
+    has_tool_node: bool
+
+
+def _shape(spec: GraphSpec) -> _Shape:
+    """The spec as LangChain builds its graph. actloop's `HumanInTheLoopMiddleware` pauses on
+    the durable approvals where LangChain's is an `after_model` node that also wraps tool calls
+    (so it has a tools node): drawn as LangChain's."""
+    hitl = [m for m in spec.middleware if isinstance(m, HumanInTheLoopMiddleware)]
+    after_model = [m for m in spec.middleware if m in spec.hooks["after_model"] or m in hitl]
+    return _Shape(
+        spec, {**spec.hooks, "after_model": after_model}, spec.has_tool_node or bool(hitl)
+    )
+
+
 Declared = list[tuple[str, str, bool]]
 """Edges as `create_agent` adds them: (source, target, conditional)."""
 
@@ -284,15 +307,15 @@ def _hook_edge(
     out.extend((name, target, True) for target in targets)
 
 
-def _loop_edges(spec: GraphSpec, ends: _Ends) -> Declared:
+def _loop_edges(shape: _Shape, ends: _Ends) -> Declared:
     """The edges out of the loop: the tools node's, the loop exit's (model or after_model)."""
-    hooks = spec.hooks
-    structured_tools = bool(spec.structured.tools)
-    if spec.has_tool_node:
-        direct = any(getattr(t, "return_direct", False) for t in spec.tools.values())
+    hooks = shape.hooks
+    structured_tools = bool(shape.spec.structured.tools)
+    if shape.has_tool_node:
+        direct = any(getattr(t, "return_direct", False) for t in shape.spec.tools.values())
         from_tools = [ends.loop_entry, *([ends.exit] if direct or structured_tools else [])]
         to_tools = ["tools", ends.exit]
-        if spec.structured.active or ends.loop_exit != "model" or spec.model_wrappers:
+        if shape.spec.structured.active or ends.loop_exit != "model" or shape.spec.model_wrappers:
             to_tools.append(ends.loop_entry)
         return [("tools", t, True) for t in from_tools] + [
             (ends.loop_exit, t, True) for t in to_tools
@@ -308,7 +331,7 @@ def _loop_edges(spec: GraphSpec, ends: _Ends) -> Declared:
 
 def _chain(
     out: Declared,
-    spec: GraphSpec,
+    shape: _Shape,
     ends: _Ends,
     hook: str,
     order: list[AgentMiddleware],
@@ -316,23 +339,24 @@ def _chain(
 ) -> None:
     """A hook's nodes one after another in `order`, the last going to `last` (if given)."""
     for one, two in itertools.pairwise(order):
-        _hook_edge(out, ends, one, hook, f"{two.name}.{hook}", spec.has_tool_node)
+        _hook_edge(out, ends, one, hook, f"{two.name}.{hook}", shape.has_tool_node)
     if order and last is not None:
-        _hook_edge(out, ends, order[-1], hook, last, spec.has_tool_node)
+        _hook_edge(out, ends, order[-1], hook, last, shape.has_tool_node)
 
 
 def declared_edges(spec: GraphSpec) -> Declared:
     """Every edge `create_agent` adds for `spec`, in its order."""
-    hooks = spec.hooks
+    shape = _shape(spec)
+    hooks = shape.hooks
     ends = _ends(hooks)
-    out: Declared = [(START, ends.entry, False), *_loop_edges(spec, ends)]
-    _chain(out, spec, ends, "before_agent", hooks["before_agent"], ends.loop_entry)
-    _chain(out, spec, ends, "before_model", hooks["before_model"], "model")
+    out: Declared = [(START, ends.entry, False), *_loop_edges(shape, ends)]
+    _chain(out, shape, ends, "before_agent", hooks["before_agent"], ends.loop_entry)
+    _chain(out, shape, ends, "before_model", hooks["before_model"], "model")
     after_model = hooks["after_model"]
     if after_model:
         out.append(("model", f"{after_model[-1].name}.after_model", False))
-        _chain(out, spec, ends, "after_model", after_model[::-1], None)  # the last: `_loop_edges`
-    _chain(out, spec, ends, "after_agent", hooks["after_agent"][::-1], END)
+        _chain(out, shape, ends, "after_model", after_model[::-1], None)  # the last: `_loop_edges`
+    _chain(out, shape, ends, "after_agent", hooks["after_agent"][::-1], END)
     return out
 
 
@@ -379,9 +403,9 @@ def _put_edge(graph: Graph, source: str, target: str, *, conditional: bool = Fal
 
 def graph_of(spec: GraphSpec) -> Graph:
     """The drawing of the agent `spec` (a `GraphSpec`) as LangGraph's `get_graph()` gives it."""
-    graph = Graph()
-    names = [START, "model", *(["tools"] if spec.has_tool_node else [])]
-    names += [f"{m.name}.{h}" for m in spec.middleware for h in HOOKS if m in spec.hooks[h]]
+    graph, shape = Graph(), _shape(spec)
+    names = [START, "model", *(["tools"] if shape.has_tool_node else [])]
+    names += [f"{m.name}.{h}" for m in spec.middleware for h in HOOKS if m in shape.hooks[h]]
     for name in names:
         _put_node(graph, name, None if name == START else _metadata(spec, name))
     # LangGraph finds the edges by running the graph's writes; a fixed edge to the end is no
