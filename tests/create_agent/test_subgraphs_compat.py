@@ -2,9 +2,9 @@
 
 Both sides stream the same scripted run; the chunks must be the same in order: namespace (its
 `tools:` parts; LangGraph's task ids are hashes, actloop's uuids: the ids are left out), mode and
-payload (node updates, state values, with messages as fields). Sync and async, one mode as a
-string and a list of modes, a sub-agent two levels deep, and `subgraphs=False` (no sub-agent
-chunk).
+payload (node updates, state values, with messages as fields; a message's tokens joined in
+"messages" mode). Sync and async, one mode as a string and a list of modes, a sub-agent two
+levels deep, and `subgraphs=False` (no sub-agent chunk).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import langchain_core.messages as lc_messages
 import pytest
-from _both import fields, lc_model, reply
+from _both import UUID, fields, lc_model, reply
 from langchain.agents import create_agent as lc_create_agent
 from langchain_core.tools import tool as lc_tool
 
@@ -28,8 +28,15 @@ def al_model(replies: list[dict[str, Any]]) -> Any:
     return ScriptedChatModel([al_messages.AIMessage(**r) for r in replies])
 
 
+def lc_whole_model(replies: list[dict[str, Any]]) -> Any:
+    """LangChain's scripted model, not streaming (its streamed replies lose their tool calls)."""
+    model = lc_model(replies)
+    model.disable_streaming = True
+    return model
+
+
 SIDES = {
-    "lc": (lc_create_agent, lc_model, lc_tool, lc_messages),
+    "lc": (lc_create_agent, lc_whole_model, lc_tool, lc_messages),
     "al": (al_create_agent, al_model, al_tool, al_messages),
 }
 
@@ -48,10 +55,11 @@ def delegating(inner: Any, msgs: Any) -> Any:
 def parent_agent(side: str, depth: int) -> Any:
     """A parent agent calling `delegate`, whose tool runs a sub-agent (`depth` levels)."""
     create, model, make_tool, msgs = SIDES[side]
-    agent = create(model([reply("sub answer", id="s1")]), [], name="sub0")
+    sub_model = lc_model if side == "lc" else al_model  # the sub-agent's replies stream
+    agent = create(sub_model([reply("sub answer", id="s1")]), [], name="sub0")
     for level in range(1, depth + 1):
         replies = [
-            reply("", ("delegate", {"query": "hi"}, f"c{level}"), id=f"p{level}a"),
+            reply("asking", ("delegate", {"query": "hi"}, f"c{level}"), id=f"p{level}a"),
             reply(f"done {level}", id=f"p{level}b"),
         ]
         tools = [make_tool(delegating(agent, msgs))]
@@ -100,6 +108,35 @@ def test_subagent_chunks_as_langgraph_streams_them(run_async: bool, modes: Any, 
     al = shaped(streamed("al", modes, depth, run_async), modes)
     assert al == lc
     assert any(namespace == ["tools"] * depth for namespace, _, _ in al)
+
+
+def merged(chunks: list[Any]) -> list[Any]:
+    """(namespace's node names, mode, payload) with a message's tokens joined: each scripted
+    model cuts its reply into tokens its own way, and LangChain's parent model does not stream."""
+    out: list[Any] = []
+    for namespace, mode, payload in chunks:
+        names = [part.split(":")[0] for part in namespace]
+        if mode != "messages":
+            out.append((names, mode, plain(payload, mode)))
+            continue
+        message, meta = payload
+        id = "<uuid>" if UUID.match(message.id) else message.id  # a tool message's, random
+        key = (names, mode, id, meta["langgraph_node"], meta["lc_agent_name"])
+        if out and out[-1][:5] == key:
+            out[-1] = (*key, out[-1][5] + message.content)
+        else:
+            out.append((*key, message.content))
+    return out
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_subagent_tokens_stream_under_its_namespace(depth: int) -> None:
+    modes = ["updates", "messages"]
+    lc = merged(streamed("lc", modes, depth, False))
+    al = merged(streamed("al", modes, depth, False))
+    assert al == lc
+    sub_tokens = [c for c in al if c[1] == "messages" and c[4] == "sub0"]
+    assert sub_tokens == [(["tools"] * depth, "messages", "s1", "model", "sub0", "sub answer")]
 
 
 def test_without_subgraphs_no_subagent_chunk() -> None:
