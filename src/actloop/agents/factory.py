@@ -16,7 +16,7 @@ import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, cast
 
-from actloop.agents import _interrupts, _threads
+from actloop.agents import _interrupts, _subgraphs, _threads
 from actloop.agents._compose import ComposedResponse as _ComposedExtendedModelResponse
 from actloop.agents._compose import (
     chain_async_model_call_handlers as _chain_async_model_call_handlers,
@@ -303,11 +303,13 @@ class CompiledAgent:
         *,
         context: Any = None,
         stream_mode: str | Sequence[str] | None = None,
+        subgraphs: bool = False,
         **_: Any,
     ) -> Iterator[Any]:
         """LangGraph's `stream`: chunks of the `stream_mode`s ("values", "updates", "messages",
-        "custom"; default "updates"), `(mode, chunk)` pairs when a list of modes is given. The
-        run goes on a worker thread so chunks arrive as they happen."""
+        "custom"; default "updates"), `(mode, chunk)` pairs when a list of modes is given, with
+        the namespace first when `subgraphs` (`_subgraphs`: sub-agents that tools run stream
+        too). The run goes on a worker thread so chunks arrive as they happen."""
         import contextvars
         import queue
         import threading
@@ -324,6 +326,7 @@ class CompiledAgent:
             time.sleep(0)  # let the reader take it now, not at the next GIL switch (5 ms)
 
         _listen(call.run, modes, put)
+        call.outer = _subgraphs.top(modes, put) if subgraphs else None
 
         def work() -> None:
             try:
@@ -336,9 +339,10 @@ class CompiledAgent:
         while True:
             mode, payload = chunks.get()
             if mode is _DONE:
-                yield from _ending(payload, modes, single, call.run.paused)
+                for chunk in _ending(payload, modes, True, call.run.paused):
+                    yield _subgraphs.chunk("updates", chunk, single, subgraphs)
                 return
-            yield payload if single else (mode, payload)
+            yield _subgraphs.chunk(mode, payload, single, subgraphs)
 
     async def astream(
         self,
@@ -347,6 +351,7 @@ class CompiledAgent:
         *,
         context: Any = None,
         stream_mode: str | Sequence[str] | None = None,
+        subgraphs: bool = False,
         **_: Any,
     ) -> AsyncIterator[Any]:
         """Async `stream`: the run is a task on this event loop."""
@@ -362,6 +367,7 @@ class CompiledAgent:
             loop.call_soon_threadsafe(chunks.put_nowait, item)
 
         _listen(call.run, modes, put)
+        call.outer = _subgraphs.top(modes, put) if subgraphs else None
 
         async def work() -> None:
             try:
@@ -375,10 +381,10 @@ class CompiledAgent:
             while True:
                 mode, payload = await chunks.get()
                 if mode is _DONE:
-                    for chunk in _ending(payload, modes, single, call.run.paused):
-                        yield chunk
+                    for chunk in _ending(payload, modes, True, call.run.paused):
+                        yield _subgraphs.chunk("updates", chunk, single, subgraphs)
                     return
-                yield payload if single else (mode, payload)
+                yield _subgraphs.chunk(mode, payload, single, subgraphs)
         finally:
             if not task.done():
                 task.cancel()
@@ -414,6 +420,19 @@ class CompiledAgent:
 
     def get_name(self) -> str:
         return self.name
+
+    def get_graph(self, config: dict[str, Any] | None = None, *, xray: int | bool = False) -> Any:
+        """LangGraph's drawable graph of the agent (`draw_mermaid()`, `nodes`, `edges`, ...):
+        the nodes and edges LangChain's `create_agent` builds for it (`_diagram`)."""
+        from actloop.agents._diagram import graph_of
+
+        return graph_of(self.spec)
+
+    async def aget_graph(
+        self, config: dict[str, Any] | None = None, *, xray: int | bool = False
+    ) -> Any:
+        """Async `get_graph`."""
+        return self.get_graph(config, xray=xray)
 
 
 _DONE: Any = object()
@@ -457,9 +476,13 @@ class _Call:
 
     def __init__(self, executor: Any, inputs: Any, config: dict[str, Any], run: GraphRun) -> None:
         self.executor, self.inputs, self.config, self.run = executor, inputs, config, run
+        self.outer: _subgraphs.Outer | None = None
+        """Where the runs its tools start stream (a stream with `subgraphs`)."""
 
     def invoke_sync(self) -> dict[str, Any]:
-        return self.executor.invoke(self.inputs, self.config, return_only_outputs=True)
+        with _subgraphs.inside(self.run, self.outer):
+            return self.executor.invoke(self.inputs, self.config, return_only_outputs=True)
 
     async def invoke_async(self) -> dict[str, Any]:
-        return await self.executor.ainvoke(self.inputs, self.config, return_only_outputs=True)
+        with _subgraphs.inside(self.run, self.outer):
+            return await self.executor.ainvoke(self.inputs, self.config, return_only_outputs=True)

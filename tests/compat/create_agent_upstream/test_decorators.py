@@ -6,6 +6,7 @@ from typing import Any, Generic, NotRequired
 import pytest
 from _model import FakeToolCallingModel
 from langgraph.prebuilt.tool_node import ToolCallRequest
+from syrupy.assertion import SnapshotAssertion
 from typing_extensions import override
 
 from actloop.agents.factory import _get_can_jump_to, create_agent
@@ -554,6 +555,76 @@ def test_get_can_jump_to_only_overridden_methods() -> None:
 
     # Should return can_jump_to from overridden async method
     assert _get_can_jump_to(async_middleware, "after_model") == ["model"]
+
+
+def test_async_middleware_with_can_jump_to_graph_snapshot(snapshot: SnapshotAssertion) -> None:
+    """Test async middleware with can_jump_to graph snapshot.
+
+    Test that async middleware with `can_jump_to` creates correct graph structure with
+    conditional edges.
+    """
+
+    # Test 1: Async before_model with can_jump_to
+    @before_model(can_jump_to=["end"])
+    async def async_before_with_jump(
+        state: AgentState[Any], *_args: Any, **_kwargs: Any
+    ) -> dict[str, Any] | None:
+        if len(state["messages"]) > 5:
+            return {"jump_to": "end"}
+        return None
+
+    agent_async_before = create_agent(
+        model=FakeToolCallingModel(), middleware=[async_before_with_jump]
+    )
+
+    assert agent_async_before.get_graph().draw_mermaid() == snapshot
+
+    # Test 2: Async after_model with can_jump_to
+    @after_model(can_jump_to=["model", "end"])
+    async def async_after_with_jump(
+        state: AgentState[Any], *_args: Any, **_kwargs: Any
+    ) -> dict[str, Any] | None:
+        if state["messages"][-1].content == "retry":
+            return {"jump_to": "model"}
+        return None
+
+    agent_async_after = create_agent(
+        model=FakeToolCallingModel(), middleware=[async_after_with_jump]
+    )
+
+    assert agent_async_after.get_graph().draw_mermaid() == snapshot
+
+    # Test 3: Multiple async middleware with can_jump_to
+    @before_model(can_jump_to=["end"])
+    async def async_before_early_exit(*_args: Any, **_kwargs: Any) -> dict[str, Any] | None:
+        return None
+
+    @after_model(can_jump_to=["model"])
+    async def async_after_retry(*_args: Any, **_kwargs: Any) -> dict[str, Any] | None:
+        return None
+
+    agent_multiple_async = create_agent(
+        model=FakeToolCallingModel(),
+        middleware=[async_before_early_exit, async_after_retry],
+    )
+
+    assert agent_multiple_async.get_graph().draw_mermaid() == snapshot
+
+    # Test 4: Mixed sync and async middleware with can_jump_to
+    @before_model(can_jump_to=["end"])
+    def sync_before_with_jump(*_args: Any, **_kwargs: Any) -> dict[str, Any] | None:
+        return None
+
+    @after_model(can_jump_to=["model", "end"])
+    async def async_after_with_jumps(*_args: Any, **_kwargs: Any) -> dict[str, Any] | None:
+        return None
+
+    agent_mixed = create_agent(
+        model=FakeToolCallingModel(),
+        middleware=[sync_before_with_jump, async_after_with_jumps],
+    )
+
+    assert agent_mixed.get_graph().draw_mermaid() == snapshot
 
 
 def test_dynamic_prompt_decorator() -> None:

@@ -7,6 +7,7 @@ from _lc_messages import _AnyIdHumanMessage, _AnyIdToolMessage
 from _model import FakeToolCallingModel
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from pydantic import BaseModel, Field
+from syrupy.assertion import SnapshotAssertion
 from typing_extensions import override
 
 from actloop.agents.factory import create_agent
@@ -30,6 +31,7 @@ from actloop.agents.middleware.types import (
 )
 from actloop.agents.structured_output import ToolStrategy
 from actloop.agents.types import Command
+from actloop.checkpoint.memory import InMemorySaver
 from actloop.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
 from actloop.testing import GenericFakeChatModel
 from actloop.tools import InjectedState, InjectedToolCallId, tool
@@ -188,6 +190,123 @@ def test_create_agent_synthetic_tool_messages_reroute_to_model() -> None:
         isinstance(message, ToolMessage) and message.tool_call_id == "1"
         for message in result["messages"]
     )
+
+
+def test_create_agent_jump(
+    snapshot: SnapshotAssertion,
+    sync_checkpointer: BaseCheckpointSaver[str],
+) -> None:
+    calls = []
+
+    class NoopSeven(AgentMiddleware):
+        @override
+        def before_model(self, state: AgentState[Any], runtime: Runtime) -> None:
+            calls.append("NoopSeven.before_model")
+
+        def wrap_model_call(
+            self,
+            request: ModelRequest,
+            handler: Callable[[ModelRequest], ModelResponse],
+        ) -> ModelCallResult:
+            calls.append("NoopSeven.wrap_model_call")
+            return handler(request)
+
+        @override
+        def after_model(self, state: AgentState[Any], runtime: Runtime) -> None:
+            calls.append("NoopSeven.after_model")
+
+    class NoopEight(AgentMiddleware):
+        @hook_config(can_jump_to=["end"])
+        @override
+        def before_model(self, state: AgentState[Any], runtime: Runtime) -> dict[str, Any]:
+            calls.append("NoopEight.before_model")
+            return {"jump_to": "end"}
+
+        def wrap_model_call(
+            self,
+            request: ModelRequest,
+            handler: Callable[[ModelRequest], ModelResponse],
+        ) -> ModelCallResult:
+            calls.append("NoopEight.wrap_model_call")
+            return handler(request)
+
+        @override
+        def after_model(self, state: AgentState[Any], runtime: Runtime) -> None:
+            calls.append("NoopEight.after_model")
+
+    @tool
+    def my_tool(value: str) -> str:
+        """A great tool."""
+        calls.append("my_tool")
+        return value.upper()
+
+    agent_one = create_agent(
+        model=FakeToolCallingModel(
+            tool_calls=[[ToolCall(id="1", name="my_tool", args={"value": "yo"})]],
+        ),
+        tools=[my_tool],
+        system_prompt="You are a helpful assistant.",
+        middleware=[NoopSeven(), NoopEight()],
+        checkpointer=sync_checkpointer,
+    )
+
+    if isinstance(sync_checkpointer, InMemorySaver):
+        assert agent_one.get_graph().draw_mermaid() == snapshot
+
+    thread1: RunnableConfig = {"configurable": {"thread_id": "1"}}
+    assert agent_one.invoke(InputAgentState(messages=[]), thread1) == {"messages": []}
+    assert calls == ["NoopSeven.before_model", "NoopEight.before_model"]
+
+
+def test_simple_agent_graph(snapshot: SnapshotAssertion) -> None:
+    @tool
+    def my_tool(input_string: str) -> str:
+        """A great tool."""
+        return input_string
+
+    agent_one = create_agent(
+        model=FakeToolCallingModel(
+            tool_calls=[[ToolCall(id="1", name="my_tool", args={"input": "yo"})]],
+        ),
+        tools=[my_tool],
+        system_prompt="You are a helpful assistant.",
+    )
+
+    assert agent_one.get_graph().draw_mermaid() == snapshot
+
+
+def test_agent_graph_with_jump_to_end_as_after_agent(snapshot: SnapshotAssertion) -> None:
+    @tool
+    def my_tool(input_string: str) -> str:
+        """A great tool."""
+        return input_string
+
+    class NoopZero(AgentMiddleware):
+        @hook_config(can_jump_to=["end"])
+        @override
+        def before_agent(self, state: AgentState[Any], runtime: Runtime) -> None:
+            return None
+
+    class NoopOne(AgentMiddleware):
+        @override
+        def after_agent(self, state: AgentState[Any], runtime: Runtime) -> None:
+            return None
+
+    class NoopTwo(AgentMiddleware):
+        @override
+        def after_agent(self, state: AgentState[Any], runtime: Runtime) -> None:
+            return None
+
+    agent_one = create_agent(
+        model=FakeToolCallingModel(
+            tool_calls=[[ToolCall(id="1", name="my_tool", args={"input": "yo"})]],
+        ),
+        tools=[my_tool],
+        system_prompt="You are a helpful assistant.",
+        middleware=[NoopZero(), NoopOne(), NoopTwo()],
+    )
+
+    assert agent_one.get_graph().draw_mermaid() == snapshot
 
 
 def test_on_model_call() -> None:

@@ -24,6 +24,7 @@ from actloop.tools import ToolRuntime
 __all__ = [
     "AgentMiddleware",
     "AgentState",
+    "ContextT",
     "ExtendedModelResponse",
     "InputAgentState",
     "ModelCallResult",
@@ -35,6 +36,7 @@ __all__ = [
     "PrivateStateAttr",
     "ResponseT",
     "Runtime",
+    "StateT",
     "ToolCallRequest",
     "ToolRuntime",
     "after_agent",
@@ -51,6 +53,11 @@ JumpTo = Literal["tools", "model", "end"]
 HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
 ResponseT = TypeVar("ResponseT", default=Any)
 """The structured response's type (LangChain's type parameter)."""
+ContextT = TypeVar("ContextT", default=None)
+"""The run context's type (LangGraph's type parameter: `AgentMiddleware[State, ContextT]`,
+`ModelRequest[ContextT]`, `Runtime[ContextT]` are accepted; actloop does not check them)."""
+StateT = TypeVar("StateT", default=Any)
+"""The state's type (LangChain's first type parameter of `AgentMiddleware`)."""
 
 
 @dataclass(frozen=True)
