@@ -626,8 +626,12 @@ class GraphRun(BaseMultiActionAgent):
             return list(request.messages)
         return [request.system_message, *request.messages]
 
-    def _token(self, chunk: Any) -> Any:
-        """Report one model chunk (stream_mode "messages") with LangGraph's node metadata."""
+    def _token(self, chunk: Any, run_id: str) -> Any:
+        """Report one model chunk (stream_mode "messages") with LangGraph's node metadata; a
+        chunk without an id gets the call's `lc_run--` id, as langchain-core gives it, so the
+        reply they add up to is known as streamed."""
+        if chunk.id is None:
+            chunk.id = run_id
         self.streamed.add(chunk.id)
         self.emit("messages", (chunk, self._stream_metadata("model")))
         return chunk
@@ -679,7 +683,8 @@ class GraphRun(BaseMultiActionAgent):
             (bound, strategy), prompt = self._bind(req), self._prompt(req)
             if not self.stream_tokens:
                 return self._response(bound.invoke(prompt, config), strategy)
-            chunks = [self._token(c) for c in bound.stream(prompt, config)]
+            run_id = f"lc_run--{uuid.uuid4()}"
+            chunks = [self._token(c, run_id) for c in bound.stream(prompt, config)]
             return self._response(_joined(chunks), strategy)
 
         wrappers = [model_wrapper(m) for m in self.spec.model_wrappers]
@@ -695,7 +700,8 @@ class GraphRun(BaseMultiActionAgent):
             (bound, strategy), prompt = self._bind(req), self._prompt(req)
             if not self.stream_tokens:
                 return self._response(await bound.ainvoke(prompt, config), strategy)
-            chunks = [self._token(c) async for c in bound.astream(prompt, config)]
+            run_id = f"lc_run--{uuid.uuid4()}"
+            chunks = [self._token(c, run_id) async for c in bound.astream(prompt, config)]
             return self._response(_joined(chunks), strategy)
 
         wrappers = [amodel_wrapper(m) for m in self.spec.model_wrappers]

@@ -16,7 +16,7 @@ from actloop.agents.middleware.internal_call_transformer import (
 )
 from actloop.agents.types import TAG_NOSTREAM
 from actloop.chat_models import BaseChatModel, LanguageModelInput
-from actloop.messages import AIMessage, BaseMessage, HumanMessage
+from actloop.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from actloop.outputs import ChatGeneration, ChatResult
 from actloop.runnables import Runnable, RunnableConfig
 from actloop.testing import GenericFakeChatModel
@@ -746,3 +746,32 @@ class TestLLMToolEmulatorInternalCallMetadata:
             == internal_call_metadata()[INTERNAL_CALL_METADATA_KEY]
         )
         assert TAG_NOSTREAM in config["tags"]
+
+
+def test_emulation_call_stays_off_the_messages_stream() -> None:
+    weather_call = {
+        "id": "tc1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"location": "NYC"}'},
+    }
+    agent_model = FakeModel(
+        messages=iter(
+            [
+                AIMessage(content="", additional_kwargs={"tool_calls": [weather_call]}),
+                AIMessage(content="Done."),
+            ]
+        )
+    )
+    emulator_model = GenericFakeChatModel(messages=iter([AIMessage(content="EMULATED-WEATHER")]))
+    emulator = LLMToolEmulator(tools=["get_weather"], model=emulator_model)
+    agent = create_agent(model=agent_model, tools=[get_weather], middleware=[emulator])
+
+    parts = [
+        part
+        for part, _ in agent.stream(
+            {"messages": [HumanMessage("Weather in NYC?")]}, stream_mode="messages"
+        )
+    ]
+
+    assert [part.text for part in parts if isinstance(part, ToolMessage)] == ["EMULATED-WEATHER"]
+    assert "".join(part.text for part in parts if isinstance(part, AIMessage)) == "Done."
