@@ -1,9 +1,10 @@
 """The durable journal's cost per step: a 1,000-step run with a no-op tool, with and without a
 SqliteCheckpointer (on this disk), plus the cost of replaying it on resume.
 
-    .venv/bin/python bench/journal_cost.py [STEPS] [DIR] [--json]
+    .venv/bin/python bench/journal_cost.py [STEPS] [DIR] [--json] [--exclusive]
 
-Prints the median of 7 runs of each, per step (`--json`: one JSON object, for `make bench`).
+Prints the median of 7 runs of each, per step (`--json`: one JSON object, for `make bench`);
+`--exclusive` opens the store with `locking_mode="EXCLUSIVE"` (one process keeps the file).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from typing import Any
 from actloop import AgentAction, AgentExecutor, AgentFinish, BaseSingleActionAgent, Tool
 from actloop.checkpoint import SqliteCheckpointer
 
-ARGS = [a for a in sys.argv[1:] if a != "--json"]
+ARGS = [a for a in sys.argv[1:] if a not in ("--json", "--exclusive")]
+LOCKING = "EXCLUSIVE" if "--exclusive" in sys.argv else "NORMAL"
 STEPS = int(ARGS[0]) if ARGS else 1000
 REPEATS = 7
 
@@ -58,7 +60,7 @@ def timed(fn: Any, *args: Any) -> float:
 
 def main() -> None:
     folder = tempfile.mkdtemp(dir=ARGS[1] if len(ARGS) > 1 else None)
-    store = SqliteCheckpointer(os.path.join(folder, "runs.db"))
+    store = SqliteCheckpointer(os.path.join(folder, "runs.db"), locking_mode=LOCKING)
     plain, durable, replay = [], [], []
     for i in range(REPEATS):
         plain.append(timed(executor(None).invoke, {"input": "q"}))
@@ -76,9 +78,10 @@ def main() -> None:
     if "--json" in sys.argv:
         import json
 
-        print(json.dumps({**per_step, "bytes_per_step": size, "steps": STEPS}))
+        print(json.dumps({**per_step, "bytes_per_step": size, "steps": STEPS, "locking": LOCKING}))
         return
-    print(f"{STEPS} steps, no-op tool, SQLite file in {folder} (WAL, synchronous=NORMAL)")
+    print(f"{STEPS} steps, no-op tool, SQLite file in {folder} (WAL, synchronous=NORMAL, "
+          f"locking_mode={LOCKING})")  # fmt: skip
     print(f"  without checkpointer: {per_step['plain']:8.1f} us/step")
     print(f"  with checkpointer:    {per_step['journaled']:8.1f} us/step")
     print(f"  journal cost:         {per_step['journaled'] - per_step['plain']:8.1f} us/step")

@@ -155,6 +155,21 @@ def test_partial_tool_args_parse_as_partial_json() -> None:
     assert cut.tool_calls == [{"name": "s", "args": {}, "id": None, "type": "tool_call"}]
 
 
+def test_tool_args_parse_as_json_loads_strict_false() -> None:
+    """The shared lenient decoder answers as `json.loads(text, strict=False)` does: raw control
+    characters inside strings allowed, a leading BOM refused with `loads`'s own error."""
+    import json
+
+    from actloop.messages._tool_calls import parse_partial_json
+
+    for text in ['{"q": "a\nb\tc"}', '{"q": [1, 2.5, null, true]}', '"x"', "[]", "{}"]:
+        assert parse_partial_json(text) == json.loads(text, strict=False)
+    assert parse_partial_json('{"q": "line\none"}') == {"q": "line\none"}
+    with pytest.raises(json.JSONDecodeError, match="BOM"):  # as json.loads refuses one in str
+        parse_partial_json('\ufeff{"q": 1}')
+    assert parse_partial_json('{"q": "ab') == {"q": "ab"}
+
+
 def test_chunk_list_content_merges_by_index() -> None:
     a = AIMessageChunk([{"type": "text", "text": "a", "index": 0}])
     b = AIMessageChunk([{"type": "text", "text": "b", "index": 0}])

@@ -2,6 +2,7 @@
 
 Writes `r` to the fd in $ACTLOOP_READY_FD once imports are done, runs (or resumes) the thread,
 then prints `result <dumps of the result>`
+(a SQLite store opens with `locking_mode` $ACTLOOP_TEST_LOCKING when set)
 (DB: a checkpoint file or a postgresql:// URL). The parent kills it with SIGKILL at random moments.
 Scenarios: `count` (CountingAgent), `stall` (the same, each call working 0.2 s), `approve` (a tool
 that needs approval), `pause-wait` (invoke until paused, then wait to be killed), `block` (a tool
@@ -17,6 +18,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from actloop import AgentExecutor, dumps
 from actloop.checkpoint import BaseCheckpointer, connect
@@ -60,7 +62,10 @@ def main() -> None:
     log_path = Path(log)
     mark_process(log_path)
     ttl = os.environ.get("ACTLOOP_TEST_TTL")
-    store = connect(db, lease_ttl=float(ttl)) if ttl else connect(db)
+    options: dict[str, Any] = {"lease_ttl": float(ttl)} if ttl else {}
+    if locking := os.environ.get("ACTLOOP_TEST_LOCKING"):  # SQLite's locking_mode
+        options["locking_mode"] = locking
+    store = connect(db, **options)
     if db.startswith("postgresql://"):
         store.list_runs()  # connected (and psycopg imported) before the child says it is ready
     ex = executor(scenario, log_path, store)

@@ -82,14 +82,21 @@ class SqliteCheckpointer(BaseCheckpointer):
         path: str | os.PathLike[str],
         *,
         synchronous: str = "NORMAL",
+        locking_mode: str = "NORMAL",
         lease_ttl: float | None = None,
         read_only: bool = False,
         timeout: float = 30.0,
     ) -> None:
         if synchronous.upper() not in ("NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous={synchronous!r}: use 'NORMAL', 'FULL' or 'EXTRA'")
+        if locking_mode.upper() not in ("NORMAL", "EXCLUSIVE"):
+            raise ValueError(f"locking_mode={locking_mode!r}: use 'NORMAL' or 'EXCLUSIVE'")
         self.path = Path(path)
         self.synchronous = synchronous.upper()
+        self.locking_mode = locking_mode.upper()
+        """EXCLUSIVE: this process keeps the file locked from its first access to `close()` (no
+        lock calls and no shared-memory index per transaction: ~5 us less CPU a journaled step),
+        and no other process can read or write it meanwhile. NORMAL (default): shared."""
         self.lease_ttl = lease_ttl
         self.read_only = read_only
         """Open the file read-only: reads work without write access, every write is refused."""
@@ -211,6 +218,8 @@ class SqliteCheckpointer(BaseCheckpointer):
         conn = sqlite3.connect(
             self.path, timeout=wait, isolation_level=None, check_same_thread=False
         )
+        if self.locking_mode == "EXCLUSIVE":  # before the first read, so WAL needs no -shm
+            conn.execute("PRAGMA locking_mode=EXCLUSIVE")
         conn.execute("PRAGMA query_only=1")  # nothing is written before the file is checked
         try:
             self._check_or_init(conn, checked=checked)

@@ -12,6 +12,7 @@ from typing import Any
 from actloop.exceptions import OutputParserException
 from actloop.format_scratchpad import from_steps
 from actloop.messages import AIMessage, BaseMessage, FunctionMessage
+from actloop.messages._tool_calls import loads_lenient
 from actloop.output_parsers import AgentOutputParser, AnyGeneration
 from actloop.outputs import ChatGeneration
 from actloop.prompts import BasePromptTemplate
@@ -67,7 +68,7 @@ format_to_openai_functions = format_to_openai_function_messages
 def _arguments(function_call: dict[str, Any]) -> Any:
     raw = function_call["arguments"]
     try:
-        return {} if len(raw.strip()) == 0 else json.loads(raw, strict=False)
+        return {} if len(raw.strip()) == 0 else loads_lenient(raw)
     except json.JSONDecodeError as exc:
         raise OutputParserException(
             f"Could not parse tool input: {function_call} because the `arguments` is not valid "

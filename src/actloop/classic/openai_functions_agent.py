@@ -15,6 +15,7 @@ from actloop.classic.openai_functions import (
 from actloop.exceptions import OutputParserException
 from actloop.executor import BaseMultiActionAgent, BaseSingleActionAgent
 from actloop.messages import AIMessage, BaseMessage, SystemMessage
+from actloop.messages._tool_calls import loads_lenient
 from actloop.prompts import (
     BasePromptTemplate,
     ChatPromptTemplate,
@@ -142,7 +143,7 @@ class OpenAIFunctionsAgent(BaseSingleActionAgent):
 
 def _arguments(function_call: dict[str, Any]) -> Any:
     try:
-        return json.loads(function_call["arguments"], strict=False)
+        return loads_lenient(function_call["arguments"])
     except json.JSONDecodeError as exc:
         raise OutputParserException(
             f"Could not parse tool input: {function_call} because the `arguments` is not valid "

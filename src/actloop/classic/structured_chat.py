@@ -4,7 +4,6 @@ and prompt pieces)."""
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Sequence
@@ -13,6 +12,7 @@ from typing import Any, cast
 from actloop.exceptions import OutputParserException
 from actloop.format_scratchpad import format_log_to_str
 from actloop.json_agent import JSONAgentOutputParser
+from actloop.messages._tool_calls import loads_lenient
 from actloop.output_parsers import AgentOutputParser
 from actloop.prompts import BasePromptTemplate
 from actloop.prompts._agent_checks import require_variables, with_stop
@@ -106,7 +106,7 @@ class StructuredChatOutputParser(AgentOutputParser):
             blob = self._blob(text)
             if blob is None:
                 return AgentFinish({"output": text}, text)
-            response: Any = json.loads(blob.strip(), strict=False)
+            response: Any = loads_lenient(blob.strip())
             if isinstance(response, list):
                 logger.warning("Got multiple action responses: %s", response)  # pyright: ignore[reportUnknownArgumentType]
                 response = cast("list[Any]", response)[0]

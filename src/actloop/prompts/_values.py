@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
@@ -16,6 +15,7 @@ from actloop.messages import (
 )
 from actloop.messages._buffer import get_buffer_string
 from actloop.messages._record import Record
+from actloop.messages._tool_calls import loads_lenient
 
 __all__ = [
     "ChatPromptValue",
@@ -211,5 +211,5 @@ def _tool_call(call: dict[str, Any]) -> dict[str, Any]:
         return call
     args = call["function"]["arguments"]
     if isinstance(args, str):
-        args = json.loads(args, strict=False)
+        args = loads_lenient(args)
     return {"name": call["function"]["name"], "args": args, "id": call["id"], "type": "tool_call"}
