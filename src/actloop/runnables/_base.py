@@ -17,11 +17,11 @@ from actloop.callbacks._manager import RunManager, configure
 from actloop.runnables._config import RunnableConfig, child_config, ensure_config, merge_configs
 
 __all__ = [
+    "NOTHING",
     "Runnable",
     "RunnableBinding",
     "add",
     "add_chunks",
-    "NOTHING",
     "coerce_to_runnable",
     "open_chain_run",
     "run_in_executor",
@@ -640,7 +640,9 @@ class RunnableBinding(Runnable[Input, Output]):
         merged = self._merge(config)
         if self.bound._fast:  # pyright: ignore[reportPrivateUsage]
             return self.bound._afast_merged(input, merged, {**self.kwargs, **kwargs})  # pyright: ignore[reportPrivateUsage]
-        return amerge_chunks(self.bound.astream(input, merged, **{**self.kwargs, **kwargs}), NOTHING)
+        return amerge_chunks(
+            self.bound.astream(input, merged, **{**self.kwargs, **kwargs}), NOTHING
+        )
 
     def __repr__(self) -> str:
         return (

@@ -397,7 +397,6 @@ class RunnableLambda(Runnable[Input, Output]):
         "_streams_input",
     )
 
-
     def _afast_merged(
         self, input: Any, config: RunnableConfig, kwargs: dict[str, Any]
     ) -> Awaitable[Any]:
@@ -528,7 +527,7 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
             async for chunk in mapper.atransform(_aiter_one(input), config):
                 out = chunk if out is NOTHING else add_chunks(out, chunk)
             return out
-        mapped = await mapper._afast_merged(input, config, {})
+        mapped = await mapper._afast_merged(input, config, {})  # pyright: ignore[reportPrivateUsage]
         if mapped is NOTHING:
             return out
         return mapped if out is NOTHING else add_chunks(out, mapped)
