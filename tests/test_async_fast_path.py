@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from actloop.callbacks import BaseCallbackHandler
+from actloop.callbacks import BaseCallbackHandler, collect_runs
 from actloop.messages import AIMessage, AIMessageChunk
 from actloop.output_parsers import StrOutputParser
 from actloop.prompts import ChatPromptTemplate, MessagesPlaceholder
@@ -281,3 +281,24 @@ async def test_few_async_generators_a_plan() -> None:
             sys.set_asyncgen_hooks(firstiter=firstiter, finalizer=finalizer)
         counts.append(len(started))
     assert counts == [3, 16]
+
+
+def _tree(runs: list[Any]) -> list[Any]:
+    return [(r.run_type, r.name, r.inputs, r.outputs, _tree(r.child_runs)) for r in runs]
+
+
+async def test_a_context_collector_sees_the_same_runs() -> None:
+    """`collect_runs` attaches a handler without any config callbacks: the runs the layered
+    path opens there (the prompt's, the model's and the parser's invoke) are opened alike."""
+    trees: list[list[Any]] = []
+    for stream in (_agent([]).astream, lambda v: Runnable.astream(_agent([]), v)):
+        with collect_runs() as collector:
+            await _chunks(stream(_agent_input()))
+        trees.append(_tree(collector.traced_runs))
+    quick, layered = trees
+    assert [(kind, name) for kind, name, *_ in quick] == [
+        ("prompt", "ChatPromptTemplate"),
+        ("llm", "ScriptedChatModel"),
+        ("parser", "ToolsAgentOutputParser"),
+    ]
+    assert repr(quick) == repr(layered)

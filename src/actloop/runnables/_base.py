@@ -570,9 +570,9 @@ class RunnableBinding(Runnable[Input, Output]):
         self.bound: Runnable[Input, Output] = bound
         self.kwargs: dict[str, Any] = dict(kwargs or {})
         self.config: RunnableConfig = config or {}
-        quiet = self.config.get("callbacks") is None and bound._fast  # pyright: ignore[reportPrivateUsage]
-        self._fast_buffers = quiet and bound._fast_buffers  # pyright: ignore[reportPrivateUsage]
-        self._fast_single = quiet and bound._fast_single  # pyright: ignore[reportPrivateUsage]
+        quiet = self.config.get("callbacks") is None and bound._fast
+        self._fast_buffers = quiet and bound._fast_buffers
+        self._fast_single = quiet and bound._fast_single
 
     def get_name(self) -> str:
         return self.name or self.bound.get_name()
@@ -638,8 +638,8 @@ class RunnableBinding(Runnable[Input, Output]):
         self, input: Input, config: RunnableConfig, kwargs: dict[str, Any]
     ) -> Awaitable[Any]:
         merged = self._merge(config)
-        if self.bound._fast:  # pyright: ignore[reportPrivateUsage]
-            return self.bound._afast_merged(input, merged, {**self.kwargs, **kwargs})  # pyright: ignore[reportPrivateUsage]
+        if self.bound._fast:
+            return self.bound._afast_merged(input, merged, {**self.kwargs, **kwargs})
         return amerge_chunks(
             self.bound.astream(input, merged, **{**self.kwargs, **kwargs}), NOTHING
         )

@@ -514,20 +514,21 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
     ) -> Awaitable[Any]:
         if config.get("callbacks") is not None:
             return amerge_chunks(self.astream(input, config, **kwargs), NOTHING)
-        return self._amerged(input, ensure_config(config))
+        return self._amerged(input, ensure_config(config), self.mapper)
 
-    async def _amerged(self, input: dict[str, Any], config: RunnableConfig) -> Any:
+    async def _amerged(
+        self, input: dict[str, Any], config: RunnableConfig, mapper: Runnable[Any, Any]
+    ) -> Any:
         """`_atransform`'s chunks added together: the passthrough keys, then the map's chunks
         (merged apart first when the map is a fast one: its keys are not the passthrough's, so
         the sum is the same)."""
         passthrough = self._passthrough(input)
         out: Any = passthrough if passthrough else NOTHING
-        mapper = self.mapper
         if not (mapper._fast and mapper._fast_buffers):
             async for chunk in mapper.atransform(_aiter_one(input), config):
                 out = chunk if out is NOTHING else add_chunks(out, chunk)
             return out
-        mapped = await mapper._afast_merged(input, config, {})  # pyright: ignore[reportPrivateUsage]
+        mapped = await mapper._afast_merged(input, config, {})
         if mapped is NOTHING:
             return out
         return mapped if out is NOTHING else add_chunks(out, mapped)
