@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, cast
 
 from actloop.callbacks._llm_run import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from actloop.callbacks._manager import RunManager
@@ -389,7 +389,7 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         run = self._start(messages, config, stop, kwargs)
         return run, self._achunks(messages, stop, _with_manager(self, run, kwargs, is_async=True))
 
-    _fast_guard: ClassVar[tuple[str, ...]] = ("astream", "atransform")
+    _fast_guard = ("astream", "atransform")
 
     _fast_single = False  # (`_fast_buffers`: `atransform` collects its whole input first)
 

@@ -224,12 +224,12 @@ class Runnable(Generic[Input, Output]):
         "_streams_input",
     )
     """What a subclass must keep for the fast path it inherits to hold (see `__init_subclass__`)."""
-    _fast: ClassVar[bool] = True
+    _fast = True
     """Whether the class keeps its fast path's `_fast_guard` (set per class)."""
-    _fast_buffers: bool = True
+    _fast_buffers = True
     """`atransform(chunks)` is `astream(<the chunks added>)`, with nothing done before the last
     chunk is in (here: `atransform` is `_abuffered`)."""
-    _fast_single: bool = True
+    _fast_single = True
     """`astream` yields exactly one chunk (here: `_ainvoke_once`'s)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -632,7 +632,7 @@ class RunnableBinding(Runnable[Input, Output]):
     ) -> AsyncIterator[Output]:
         return self.bound.atransform(chunks, self._merge(config), **{**self.kwargs, **kwargs})
 
-    _fast_guard: ClassVar[tuple[str, ...]] = ("astream", "atransform")
+    _fast_guard = ("astream", "atransform")
 
     def _afast_merged(
         self, input: Input, config: RunnableConfig, kwargs: dict[str, Any]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typing
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from typing import Any, ClassVar, cast
+from typing import Any, cast
 
 from actloop.callbacks._manager import CallbackManager
 from actloop.runnables._base import (
@@ -118,7 +118,7 @@ class RunnableSequence(Runnable[Any, Any]):
             chunks = step.atransform(chunks, _tagged(config, f"seq:step:{i}"))
         return chunks
 
-    _fast_guard: ClassVar[tuple[str, ...]] = (
+    _fast_guard = (
         "astream",
         "atransform",
         "_atransform",
@@ -262,7 +262,7 @@ class RunnableParallel(Runnable[Any, dict[str, Any]]):
             async for chunk in step.astream(input, _tagged(config, f"map:key:{key}")):
                 yield AddableDict({key: chunk})
 
-    _fast_guard: ClassVar[tuple[str, ...]] = (
+    _fast_guard = (
         "astream",
         "atransform",
         "_astream",
@@ -390,7 +390,7 @@ class RunnableLambda(Runnable[Input, Output]):
             return await cast("Runnable[Any, Any]", out).ainvoke(input, config)
         return out
 
-    _fast_guard: ClassVar[tuple[str, ...]] = (
+    _fast_guard = (
         "astream",
         "atransform",
         "_atransform",
@@ -500,7 +500,7 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         async for chunk in mapped:
             yield chunk
 
-    _fast_guard: ClassVar[tuple[str, ...]] = (
+    _fast_guard = (
         "astream",
         "atransform",
         "_atransform",
