@@ -12,7 +12,7 @@ can stop waiting for it (the call itself runs on, abandoned). Callbacks are chat
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, cast
 
 from actloop.callbacks._llm_run import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -27,7 +27,7 @@ from actloop.messages import (
     message_from_openai,
 )
 from actloop.outputs import ChatGeneration, ChatGenerationChunk, ChatResult, LLMResult
-from actloop.runnables._base import Runnable
+from actloop.runnables._base import NOTHING, Runnable, amerge_chunks
 from actloop.runnables._config import RunnableConfig, ensure_config
 from actloop.runnables._fields import init_fields
 from actloop.runnables._model_run import (
@@ -369,15 +369,45 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         **kwargs: Any,
     ) -> AsyncIterator[AIMessageChunk]:
         """The reply to `input` as chunks (async); their sum is the whole reply."""
-        config = ensure_config(config)
-        messages = convert_to_messages(input)
-        run = self._start(messages, config, stop, kwargs)
-        chunks = self._achunks(messages, stop, _with_manager(self, run, kwargs, is_async=True))
+        run, chunks = self._aopen(input, config, stop, kwargs)
         if run is not None:
             await run.aflush()
             chunks = self._aobserved(run, chunks)
         async for chunk in chunks:
             yield chunk
+
+    def _aopen(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None,
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+    ) -> tuple[RunManager | None, AsyncIterator[AIMessageChunk]]:
+        """`astream`'s run (None when nothing listens) and the reply's chunks, not yet observed."""
+        config = ensure_config(config)
+        messages = convert_to_messages(input)
+        run = self._start(messages, config, stop, kwargs)
+        return run, self._achunks(messages, stop, _with_manager(self, run, kwargs, is_async=True))
+
+    _fast_guard = ("astream", "atransform")
+
+    _fast_single = False  # (`_fast_buffers`: `atransform` collects its whole input first)
+
+    def _afast_merged(
+        self, input: LanguageModelInput, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> Awaitable[Any]:
+        return self._amerged(input, config, dict(kwargs))
+
+    async def _amerged(
+        self, input: LanguageModelInput, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> Any:
+        """`astream`'s chunks added together, without `astream`'s own generator."""
+        stop = kwargs.pop("stop", None)
+        run, chunks = self._aopen(input, config, stop, kwargs)
+        if run is not None:
+            await run.aflush()
+            chunks = self._aobserved(run, chunks)
+        return await amerge_chunks(chunks, NOTHING)
 
     def transform(
         self,

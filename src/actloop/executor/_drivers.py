@@ -298,14 +298,44 @@ class AsyncDriver(_DriverBase):
                 await self._carry(effect)
 
     async def finish(self) -> AgentFinish:
-        """Async twin of `SyncDriver.finish`: no async generator (and its event-loop hooks)."""
+        """Async twin of `SyncDriver.finish`: no async generator (and its event-loop hooks).
+
+        A run without callbacks, deadline or journal has `_plan` and a one-call `_act` (with its
+        `_run_tool`) inlined: a coroutine costs more than the call it replaces."""
         flow = self.flow
+        plain = self.run is None and not self.timed and self.durable is None
         while True:
             effect = flow.next()
             if type(effect) is Act:
-                flow.send(await self._act(effect.calls))
+                calls = effect.calls
+                if not plain or len(calls) != 1:
+                    flow.send(await self._act(calls))
+                    continue
+                call = calls[0]
+                try:
+                    if HALTS.get():
+                        stop_if_halted()
+                    kwargs = {**call.run_kwargs, **self._tool_base}
+                    observation = await call.tool.arun(call.tool_input, **kwargs)
+                except BaseException as exc:
+                    self.core.failed(exc, calls, {})
+                    raise
+                flow.send([observation])
             elif type(effect) is Plan:
-                await self._plan(effect)
+                if not plain:
+                    await self._plan(effect)
+                    continue
+                if HALTS.get():
+                    stop_if_halted()
+                planned = self.agent.aplan(effect.steps, None, **self.inputs)
+                try:
+                    output = await planned
+                except OutputParserException as exc:
+                    output = exc
+                except Deadline:
+                    flow.deadline_passed()
+                    continue
+                flow.send(output)
             elif type(effect) is Done:
                 await self._finished(effect)
                 return effect.finish

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from actloop.callbacks import get_color_mapping
@@ -310,10 +310,14 @@ class AgentRun:
         assert finish is not None
         return finish
 
-    async def afinish(self) -> AgentFinish:
-        """Async twin of `finish`."""
+    def afinish(self) -> Awaitable[AgentFinish]:
+        """Async twin of `finish` (the driver's own coroutine when not durable: one layer less)."""
         if self.durable is None:
-            return await self._driver(AsyncDriver, False).finish()
+            return self._driver(AsyncDriver, False).finish()
+        return self._adurable_finish()
+
+    async def _adurable_finish(self) -> AgentFinish:
+        """A durable run's finish, through its (journaled) events."""
         finish: AgentFinish | None = None
         async for kind, value in self.aevents(emit=False):
             if kind == "finish":

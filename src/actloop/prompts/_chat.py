@@ -49,6 +49,9 @@ __all__ = [
     "get_buffer_string",
 ]
 
+_PLAIN_AFORMAT = BaseMessagePromptTemplate.aformat_messages
+"""A part's `aformat_messages` that only calls its `format_messages` (formatting does no I/O)."""
+
 
 class ChatPromptTemplate(BasePromptTemplate):
     """A prompt of messages: fixed ones, templated ones and placeholders for message lists."""
@@ -117,6 +120,8 @@ class ChatPromptTemplate(BasePromptTemplate):
         for message in self.messages:
             if isinstance(message, BaseMessage):
                 out.append(message)
+            elif type(message).aformat_messages is _PLAIN_AFORMAT:  # no coroutine per part
+                out.extend(message.format_messages(**values))
             else:
                 out.extend(await message.aformat_messages(**values))
         return out

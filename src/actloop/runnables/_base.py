@@ -9,7 +9,7 @@ otherwise).
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from actloop.callbacks._context import context_handlers
@@ -17,6 +17,7 @@ from actloop.callbacks._manager import RunManager, configure
 from actloop.runnables._config import RunnableConfig, child_config, ensure_config, merge_configs
 
 __all__ = [
+    "NOTHING",
     "Runnable",
     "RunnableBinding",
     "add",
@@ -133,6 +134,10 @@ async def amerge_chunks(chunks: AsyncIterator[Any], empty: Any = None) -> Any:
     return empty if final is _END else final
 
 
+NOTHING: Any = object()
+"""What a step's `_afast_merged` gives for a stream of no chunks."""
+
+
 def open_chain_run(
     runnable: Runnable[Any, Any], run_type: str | None, config: RunnableConfig, payload: Any
 ) -> RunManager | None:
@@ -205,6 +210,40 @@ class Runnable(Generic[Input, Output]):
         final: Any = await amerge_chunks(chunks)
         async for out in self._astream(final, config, **kwargs):
             yield out
+
+    # -- the async fast path of a sequence nothing listens to (`RunnableSequence._aquiet`) -----
+    # One async generator costs an event-loop hook and a WeakSet entry, so a step whose output
+    # is only merged is run through `_afast_merged` rather than its stream layers. The flags and
+    # `_afast_merged` speak of a config without callbacks.
+
+    _fast_guard: ClassVar[tuple[str, ...]] = (
+        "astream",
+        "atransform",
+        "_astream",
+        "_atransform",
+        "_streams_input",
+    )
+    """What a subclass must keep for the fast path it inherits to hold (see `__init_subclass__`)."""
+    _fast = True
+    """Whether the class keeps its fast path's `_fast_guard` (set per class)."""
+    _fast_buffers = True
+    """`atransform(chunks)` is `astream(<the chunks added>)`, with nothing done before the last
+    chunk is in (here: `atransform` is `_abuffered`)."""
+    _fast_single = True
+    """`astream` yields exactly one chunk (here: `_ainvoke_once`'s)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        owner = next(k for k in cls.__mro__ if "_fast_guard" in k.__dict__)
+        guard: tuple[str, ...] = owner.__dict__["_fast_guard"]
+        cls._fast = all(getattr(cls, n) is getattr(owner, n) for n in guard)
+
+    def _afast_merged(
+        self, input: Input, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> Awaitable[Any]:
+        """The chunks of `astream(input, config, **kwargs)` added together (`NOTHING` if none),
+        through as few layers as the class allows (only called when `_fast`)."""
+        return self.ainvoke(input, config, **kwargs)
 
     # -- public API ----------------------------------------------------------------------------
 
@@ -531,6 +570,9 @@ class RunnableBinding(Runnable[Input, Output]):
         self.bound: Runnable[Input, Output] = bound
         self.kwargs: dict[str, Any] = dict(kwargs or {})
         self.config: RunnableConfig = config or {}
+        quiet = self.config.get("callbacks") is None and bound._fast
+        self._fast_buffers = quiet and bound._fast_buffers
+        self._fast_single = quiet and bound._fast_single
 
     def get_name(self) -> str:
         return self.name or self.bound.get_name()
@@ -589,6 +631,18 @@ class RunnableBinding(Runnable[Input, Output]):
         self, chunks: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Output]:
         return self.bound.atransform(chunks, self._merge(config), **{**self.kwargs, **kwargs})
+
+    _fast_guard = ("astream", "atransform")
+
+    def _afast_merged(
+        self, input: Input, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> Awaitable[Any]:
+        merged = self._merge(config)
+        if self.bound._fast:
+            return self.bound._afast_merged(input, merged, {**self.kwargs, **kwargs})
+        return amerge_chunks(
+            self.bound.astream(input, merged, **{**self.kwargs, **kwargs}), NOTHING
+        )
 
     def __repr__(self) -> str:
         return (

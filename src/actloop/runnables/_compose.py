@@ -8,6 +8,7 @@ from typing import Any, cast
 
 from actloop.callbacks._manager import CallbackManager
 from actloop.runnables._base import (
+    NOTHING,
     Input,
     Output,
     Runnable,
@@ -16,7 +17,7 @@ from actloop.runnables._base import (
     coerce_to_runnable,
     merge_chunks,
 )
-from actloop.runnables._config import RunnableConfig
+from actloop.runnables._config import RunnableConfig, ensure_config
 
 __all__ = [
     "AddableDict",
@@ -117,12 +118,85 @@ class RunnableSequence(Runnable[Any, Any]):
             chunks = step.atransform(chunks, _tagged(config, f"seq:step:{i}"))
         return chunks
 
+    _fast_guard = (
+        "astream",
+        "atransform",
+        "_atransform",
+        "_streams_input",
+    )
+
+    _fast_buffers = False  # the first step gets the stream
+    _fast_single = False
+
+    def _afast_merged(
+        self, input: Any, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> Awaitable[Any]:
+        return amerge_chunks(self.astream(input, config, **kwargs), NOTHING)
+
+    def astream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        """`Runnable.astream`; with no callbacks, one async generator for the whole sequence
+        (`_aquiet`) instead of one or more per step."""
+        config = ensure_config(config)
+        if config.get("callbacks") is None and self._fast:
+            return self._aquiet(input, config)
+        return super().astream(input, config, **kwargs)
+
+    async def _aquiet(self, input: Any, config: RunnableConfig) -> AsyncIterator[Any]:
+        """The chunks `astream` yields when nothing listens, from the same calls in the same
+        order: a step whose successor merges its input before doing anything with it
+        (`_fast_buffers`) has its output merged here (`_afast_merged`, no stream layers); from the
+        first step whose successor takes a stream, the steps stream as `_atransform` chains
+        them. (`_tagged` leaves a config without callbacks as it is.)"""
+        steps = self.steps
+        buffers = [step._fast and step._fast_buffers for step in steps]
+        value = input
+        chunks: AsyncIterator[Any] | None = None
+        for i in range(len(steps) - 1):
+            if not buffers[i + 1]:
+                chunks = _apiped(steps[i:], _aiter_one(value), config)
+                break
+            step = steps[i]
+            if buffers[i]:
+                value = await step._afast_merged(value, config, {})
+            else:
+                value = await amerge_chunks(step.atransform(_aiter_one(value), config), NOTHING)
+            if value is NOTHING:  # no chunk: the next steps get an empty stream, as they would
+                chunks = _apiped(steps[i + 1 :], _aempty(), config)
+                break
+        if chunks is None:
+            step = steps[-1]
+            if not buffers[-1]:
+                chunks = step.atransform(_aiter_one(value), config)
+            elif step._fast_single:
+                yield await step._afast_merged(value, config, {})
+                return
+            else:
+                chunks = step.astream(value, config)
+        async for chunk in chunks:
+            yield chunk
+
     def __repr__(self) -> str:
         return " | ".join(repr(s) for s in self.steps)
 
 
 async def _aiter_one(item: Any) -> AsyncIterator[Any]:
     yield item
+
+
+async def _aempty() -> AsyncIterator[Any]:
+    return
+    yield
+
+
+def _apiped(
+    steps: list[Runnable[Any, Any]], chunks: AsyncIterator[Any], config: RunnableConfig
+) -> AsyncIterator[Any]:
+    """`chunks` through `steps`' `atransform`s, as `RunnableSequence._atransform` chains them."""
+    for step in steps:
+        chunks = step.atransform(chunks, config)
+    return chunks
 
 
 class RunnableParallel(Runnable[Any, dict[str, Any]]):
@@ -187,6 +261,37 @@ class RunnableParallel(Runnable[Any, dict[str, Any]]):
         for key, step in self.steps__.items():
             async for chunk in step.astream(input, _tagged(config, f"map:key:{key}")):
                 yield AddableDict({key: chunk})
+
+    _fast_guard = (
+        "astream",
+        "atransform",
+        "_astream",
+        "_atransform",
+        "_streams_input",
+    )
+
+    _fast_single = False
+
+    def _afast_merged(
+        self, input: Any, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> Awaitable[Any]:
+        if config.get("callbacks") is not None:
+            return amerge_chunks(self.astream(input, config, **kwargs), NOTHING)
+        return self._amerged(input, ensure_config(config))
+
+    async def _amerged(self, input: Any, config: RunnableConfig) -> Any:
+        """`_astream`'s chunks added together as its consumer adds them, a one-chunk step's
+        chunk taken from its `_afast_merged`."""
+        out: Any = NOTHING
+        for key, step in self.steps__.items():  # `_tagged` leaves this config as is
+            if step._fast and step._fast_single:
+                piece = AddableDict({key: await step._afast_merged(input, config, {})})
+                out = piece if out is NOTHING else add_chunks(out, piece)
+                continue
+            async for chunk in step.astream(input, config):
+                piece = AddableDict({key: chunk})
+                out = piece if out is NOTHING else add_chunks(out, piece)
+        return out
 
     def __repr__(self) -> str:
         return f"{{{', '.join(f'{k}: {v!r}' for k, v in self.steps__.items())}}}"
@@ -285,6 +390,20 @@ class RunnableLambda(Runnable[Input, Output]):
             return await cast("Runnable[Any, Any]", out).ainvoke(input, config)
         return out
 
+    _fast_guard = (
+        "astream",
+        "atransform",
+        "_atransform",
+        "_streams_input",
+    )
+
+    def _afast_merged(
+        self, input: Any, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> Awaitable[Any]:
+        if config.get("callbacks") is not None:
+            return amerge_chunks(self.astream(input, config, **kwargs), NOTHING)
+        return self._ainvoke(input, ensure_config(config))  # what `_atransform` yields
+
     def __repr__(self) -> str:
         return f"RunnableLambda({self.get_name()})"
 
@@ -380,6 +499,39 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         mapped = self.mapper.atransform(_aiter_one(final), config)
         async for chunk in mapped:
             yield chunk
+
+    _fast_guard = (
+        "astream",
+        "atransform",
+        "_atransform",
+        "_streams_input",
+    )
+
+    _fast_single = False
+
+    def _afast_merged(
+        self, input: Any, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> Awaitable[Any]:
+        if config.get("callbacks") is not None:
+            return amerge_chunks(self.astream(input, config, **kwargs), NOTHING)
+        return self._amerged(input, ensure_config(config), self.mapper)
+
+    async def _amerged(
+        self, input: dict[str, Any], config: RunnableConfig, mapper: Runnable[Any, Any]
+    ) -> Any:
+        """`_atransform`'s chunks added together: the passthrough keys, then the map's chunks
+        (merged apart first when the map is a fast one: its keys are not the passthrough's, so
+        the sum is the same)."""
+        passthrough = self._passthrough(input)
+        out: Any = passthrough if passthrough else NOTHING
+        if not (mapper._fast and mapper._fast_buffers):
+            async for chunk in mapper.atransform(_aiter_one(input), config):
+                out = chunk if out is NOTHING else add_chunks(out, chunk)
+            return out
+        mapped = await mapper._afast_merged(input, config, {})
+        if mapped is NOTHING:
+            return out
+        return mapped if out is NOTHING else add_chunks(out, mapped)
 
 
 def _require_dict(input: Any) -> None:
