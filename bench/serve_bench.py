@@ -297,7 +297,9 @@ def _client(url: str, protocol: str, indices: list[int], start: float, out: Any)
             results = await asyncio.gather(*(timed(i) for i in indices), return_exceptions=True)
         return [r if not isinstance(r, BaseException) else (-1.0, False, -1.0) for r in results]
 
-    out.send(asyncio.run(drive()))
+    cpu = time.process_time()
+    results = asyncio.run(drive())
+    out.send((results, time.process_time() - cpu))
     out.close()
 
 
@@ -315,9 +317,12 @@ def drive(url: str, protocol: str, runs: int, clients: int) -> dict[str, Any]:
         procs.append(proc)
         pipes.append(parent)
     results: list[tuple[float, bool, float]] = []
+    client_cpu = 0.0
     for pipe, proc in zip(pipes, procs, strict=True):
         try:
-            results += pipe.recv()
+            mine, cpu = pipe.recv()
+            results += mine
+            client_cpu += cpu
         except EOFError:
             raise RuntimeError(f"client process {proc.pid} died") from None
         finally:
@@ -334,6 +339,7 @@ def drive(url: str, protocol: str, runs: int, clients: int) -> dict[str, Any]:
         "first_event_p99_ms": round(1000 * firsts[int(0.99 * (len(firsts) - 1))], 1)
         if firsts
         else None,
+        "client_cpu_ms_per_run": round(1000 * client_cpu / max(runs, 1), 2),
     }
 
 
@@ -397,18 +403,25 @@ def main() -> None:
     parser.add_argument("--server", choices=["actloop", "langserve"])
     parser.add_argument("--port", type=int)
     parser.add_argument("--max-threads", type=int, default=200)
+    parser.add_argument(
+        "--no-reference",
+        action="store_true",
+        help="skip LangServe's row (actloop's protocols alone, e.g. to compare two versions)",
+    )
     args = parser.parse_args()
     if args.server:
         serve(args.server, args.port, args.latency, args.max_threads)
         return
     rows: list[dict[str, Any]] = []
     for runs in (int(n) for n in args.concurrency.split(",")):
-        reference = measure("langserve", "langserve", runs, args.clients, args.latency)
-        rows.append(reference)
-        print(json.dumps(reference), flush=True)
+        reference: dict[str, Any] = {}
+        if not args.no_reference:
+            reference = measure("langserve", "langserve", runs, args.clients, args.latency)
+            rows.append(reference)
+            print(json.dumps(reference), flush=True)
         for protocol in args.protocols.split(","):
             row = measure("actloop", protocol, runs, args.clients, args.latency)
-            if reference["runs_per_s"] and row["runs_per_s"]:
+            if reference.get("runs_per_s") and row["runs_per_s"]:
                 row["throughput_vs_langserve"] = round(
                     row["runs_per_s"] / reference["runs_per_s"], 2
                 )
