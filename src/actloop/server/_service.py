@@ -590,6 +590,7 @@ def _chunks(
     for every child run, queues it and filters it again here: about twice the CPU of a run)."""
 
     async def source() -> AsyncIterator[Any]:
+        """The chunks; once they end (or fail), the handler pushes nothing more."""
         try:
             async for chunk in executor.astream(inputs, {**config, "callbacks": [tokens]}):
                 yield dict(chunk) if _final(chunk) else chunk
@@ -640,6 +641,7 @@ class _Tokens(BaseCallbackHandler):
         model does when a handler consumes streamed output), as under `astream_events`."""
 
     def _push(self, data: str) -> None:
+        """Append a token event to the run's log, unless the run is over."""
         if self.log is not None and not self.done:
             self.log.push("data", data)
 
