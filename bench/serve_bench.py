@@ -9,13 +9,18 @@ extra pins sse-starlette<2, which the dev venv's mcp 2.x excludes).
 
 The client is a pool of processes (`--clients`, default: one per CPU), each driving its share of
 the concurrent streams with its own event loop, so one client's parsing does not cap the server.
-Every client process starts at the same wall-clock instant; per run it records the time to the
-first event of the stream (from that instant, so queueing counts) and whether the run ended with
-exactly its own answer. A row: concurrency, throughput (runs that ended with their own answer,
-per second of wall time: a refused or failed run does not count), the
-server's CPU seconds per run (measured around the runs, after a warm-up), p50/p99 time to first
-event, runs with their own answer, and the load average before and after. It measures and
-reports; it asserts nothing.
+Every client process starts at the same wall-clock instant, which the parent sends once each
+one is ready (imported, its HTTP client made: a client slow to start on a busy machine does not
+count); per run it records the time to the first event of the stream (from that instant, so
+queueing counts) and whether the run ended with exactly its own answer. A row: concurrency,
+throughput (runs that ended with their own answer, per second of wall time: a refused or failed
+run does not count), the server's CPU seconds per run (measured around the runs, after a
+warm-up), p50/p99 time to first event, runs with their own answer, the client processes' CPU per
+run, and the load average before and after. It measures and reports; it asserts nothing. The
+clients cost more CPU a run than actloop's server, and on the shared 2-core machine a row's
+throughput moves with the load: with `--repeat N` each row is N bursts against one server (their
+medians, and each burst's runs/s); `--no-reference` skips LangServe's rows (to compare two
+versions of actloop: run this file from each tree, alternating).
 
 Each protocol `actloop serve` speaks is a row of its own (`--protocols`): the same agent over
 LangServe's `/agent/stream` and the others; LangServe's row is the reference for all of them.
@@ -280,14 +285,18 @@ async def _one(client: Any, protocol: str, i: int, start: float) -> tuple[float,
     return first, answer == f"value of run-{i}"
 
 
-def _client(url: str, protocol: str, indices: list[int], start: float, out: Any) -> None:
-    """One client process: its share of the runs, all launched at wall-clock `start`."""
+def _client(url: str, protocol: str, indices: list[int], link: Any) -> None:
+    """One client process: its share of the runs, all launched at the wall-clock instant the
+    parent sends once every client said it is ready (imports done, its HTTP client made), so a
+    client process slow to start on a busy machine never counts as the server's time."""
     import httpx
 
     async def drive() -> list[tuple[float, bool, float]]:
         n = max(len(indices), 1)
         limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
         async with httpx.AsyncClient(base_url=url, limits=limits, timeout=600) as client:
+            link.send("ready")
+            start: float = link.recv()
             await asyncio.sleep(max(0.0, start - time.time()))
 
             async def timed(i: int) -> tuple[float, bool, float]:
@@ -297,27 +306,39 @@ def _client(url: str, protocol: str, indices: list[int], start: float, out: Any)
             results = await asyncio.gather(*(timed(i) for i in indices), return_exceptions=True)
         return [r if not isinstance(r, BaseException) else (-1.0, False, -1.0) for r in results]
 
-    out.send(asyncio.run(drive()))
-    out.close()
+    cpu = time.process_time()
+    results = asyncio.run(drive())
+    link.send((results, time.process_time() - cpu))
+    link.close()
 
 
 def drive(url: str, protocol: str, runs: int, clients: int) -> dict[str, Any]:
     """`runs` concurrent streams from `clients` processes; the row's client-side numbers."""
     ctx = multiprocessing.get_context("spawn")
-    start = time.time() + 2.0 + 0.002 * runs  # every client is up and connected-ready by then
     procs, pipes = [], []
     for k in range(clients):
         mine = list(range(k, runs, clients))
-        parent, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_client, args=(url, protocol, mine, start, child))
+        parent, child = ctx.Pipe()
+        proc = ctx.Process(target=_client, args=(url, protocol, mine, child))
         proc.start()
         child.close()  # so a client process that dies is an EOFError here, not a hang
         procs.append(proc)
         pipes.append(parent)
-    results: list[tuple[float, bool, float]] = []
     for pipe, proc in zip(pipes, procs, strict=True):
         try:
-            results += pipe.recv()
+            pipe.recv()  # "ready"
+        except EOFError:
+            raise RuntimeError(f"client process {proc.pid} died") from None
+    start = time.time() + 0.2  # every client is waiting for it: a common instant
+    for pipe in pipes:
+        pipe.send(start)
+    results: list[tuple[float, bool, float]] = []
+    client_cpu = 0.0
+    for pipe, proc in zip(pipes, procs, strict=True):
+        try:
+            mine, cpu = pipe.recv()
+            results += mine
+            client_cpu += cpu
         except EOFError:
             raise RuntimeError(f"client process {proc.pid} died") from None
         finally:
@@ -334,6 +355,7 @@ def drive(url: str, protocol: str, runs: int, clients: int) -> dict[str, Any]:
         "first_event_p99_ms": round(1000 * firsts[int(0.99 * (len(firsts) - 1))], 1)
         if firsts
         else None,
+        "client_cpu_ms_per_run": round(1000 * client_cpu / max(runs, 1), 2),
     }
 
 
@@ -365,8 +387,12 @@ def _start_server(lib: str, latency: float, runs: int) -> tuple[subprocess.Popen
         time.sleep(0.1)
 
 
-def measure(lib: str, protocol: str, runs: int, clients: int, latency: float) -> dict[str, Any]:
-    """One row: `runs` concurrent streams of `protocol` against a fresh server of `lib`."""
+def measure(
+    lib: str, protocol: str, runs: int, clients: int, latency: float, repeat: int = 1
+) -> dict[str, Any]:
+    """One row: `runs` concurrent streams of `protocol` against a fresh server of `lib`, `repeat`
+    bursts one after the other (the row holds their medians, and each burst's runs/s: a burst of
+    200 streams lasts about a second, so one pause elsewhere on the machine moves it 2-3x)."""
     import psutil
 
     proc, url = _start_server(lib, latency, runs)
@@ -376,14 +402,30 @@ def measure(lib: str, protocol: str, runs: int, clients: int, latency: float) ->
         load_before = os.getloadavg()[0]
         cpu_before = sum(server.cpu_times()[:2])
         row = {"lib": lib, "protocol": protocol, "concurrency": runs, "clients": clients}
-        row.update(drive(url, protocol, runs, clients))
+        bursts = [drive(url, protocol, runs, clients) for _ in range(repeat)]
+        row.update(_medians(bursts))
         row["server_cpu_ms_per_run"] = round(
-            1000 * (sum(server.cpu_times()[:2]) - cpu_before) / runs, 2
+            1000 * (sum(server.cpu_times()[:2]) - cpu_before) / (runs * repeat), 2
         )
         row["load_before_after"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
+        if repeat > 1:
+            row["runs_per_s_each"] = [b["runs_per_s"] for b in bursts]
     finally:
         proc.terminate()
         proc.wait(30)
+    return row
+
+
+def _medians(bursts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The bursts' numbers as one row: each measure's median; the runs that completed and that
+    ended with their own answer, the fewest of any burst."""
+    row: dict[str, Any] = {}
+    for key in bursts[0]:
+        values = [b[key] for b in bursts if b[key] is not None]
+        if key in ("completed", "own_answer"):
+            row[key] = min(values)
+        else:
+            row[key] = round(statistics.median(values), 2) if values else None
     return row
 
 
@@ -394,21 +436,33 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--protocols", default=",".join(PROTOCOLS))
     parser.add_argument("--out", help="also write the rows as a JSON list to this file")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="bursts per row, against one server (medians)"
+    )
     parser.add_argument("--server", choices=["actloop", "langserve"])
     parser.add_argument("--port", type=int)
     parser.add_argument("--max-threads", type=int, default=200)
+    parser.add_argument(
+        "--no-reference",
+        action="store_true",
+        help="skip LangServe's row (actloop's protocols alone, e.g. to compare two versions)",
+    )
     args = parser.parse_args()
     if args.server:
         serve(args.server, args.port, args.latency, args.max_threads)
         return
     rows: list[dict[str, Any]] = []
     for runs in (int(n) for n in args.concurrency.split(",")):
-        reference = measure("langserve", "langserve", runs, args.clients, args.latency)
-        rows.append(reference)
-        print(json.dumps(reference), flush=True)
+        reference: dict[str, Any] = {}
+        if not args.no_reference:
+            reference = measure(
+                "langserve", "langserve", runs, args.clients, args.latency, args.repeat
+            )
+            rows.append(reference)
+            print(json.dumps(reference), flush=True)
         for protocol in args.protocols.split(","):
-            row = measure("actloop", protocol, runs, args.clients, args.latency)
-            if reference["runs_per_s"] and row["runs_per_s"]:
+            row = measure("actloop", protocol, runs, args.clients, args.latency, args.repeat)
+            if reference.get("runs_per_s") and row["runs_per_s"]:
                 row["throughput_vs_langserve"] = round(
                     row["runs_per_s"] / reference["runs_per_s"], 2
                 )
