@@ -114,12 +114,17 @@ def test_block_runs_as_written(block: Block, stand_in: str, tmp_path: Path) -> N
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+        timed_out = False
         try:
             proc.wait(timeout=240)
+        except subprocess.TimeoutExpired:
+            timed_out = True
         finally:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)  # what the block left running
             except ProcessLookupError:
                 pass
+            proc.wait(timeout=30)  # reaped: no "still running" warning in a later test
     output = log.read_text()
+    assert not timed_out, f"{block.name} did not end within 240 s:\n{output}"
     assert proc.returncode == 0, f"{block.name} exited {proc.returncode}:\n{output}"
