@@ -31,7 +31,7 @@ from actloop.agents._compose import (
     node_updates,
 )
 from actloop.agents._events import NodeRun, agent_metadata, in_node, left_node, node_metadata
-from actloop.agents._interrupts import PAUSE_TOOL, is_pause
+from actloop.agents._interrupts import PAUSE_TOOL, Interrupted, is_pause
 from actloop.agents._state import (
     add_messages,
     apply_update,
@@ -54,7 +54,7 @@ from actloop.agents.middleware.types import (
     omitted_keys,
     overrides,
 )
-from actloop.agents.types import RECURSION_MESSAGE, Command, GraphRecursionError
+from actloop.agents.types import RECURSION_MESSAGE, Command, GraphRecursionError, Interrupt
 from actloop.executor import BaseMultiActionAgent
 from actloop.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from actloop.steps import AgentFinish, ToolAgentAction
@@ -87,6 +87,9 @@ Option 2: Handle dynamic tools in middleware (for tools created at runtime)
                 return handler(request.override(tool=my_dynamic_tool))
             return handler(request)
 """.strip()
+
+INTERRUPTS = "__interrupt__"
+"""The state key of a run's interrupts (LangGraph's)."""
 
 Effect = tuple[str, Any, Any]
 """("node", middleware, hook name) or ("model", request, None)."""
@@ -168,6 +171,8 @@ class GraphRun(BaseMultiActionAgent):
         """The loop's callbacks for this plan: node runs open on them (`_events.NodeRun`)."""
         self.node: NodeRun | None = None
         """The node run open now (None when no handler listens)."""
+        self.interrupts: list[Interrupt] = []
+        """Interrupts of tool calls in a run that cannot pause (it ends with them)."""
         self.pushed: dict[str, int] = {}
         self.streamed: set[str | None] = set()
         """Ids of the messages models streamed (stream_mode "messages" shows each once)."""
@@ -292,7 +297,9 @@ class GraphRun(BaseMultiActionAgent):
         for turn in turns(new):
             if replayed:
                 self._restore(turn[0][0].message_log)
-            calls = [(a, command_of(o)) for a, o in turn if not is_pause(a)]
+            calls = [
+                (a, command_of(o)) for a, o in turn if not is_pause(a) and not self._stopped(o)
+            ]
             # LangChain answers rejected calls in after_model, before the tools node runs the rest
             rejected = [s for s in calls if self._rejected(*s)]
             for action, observation in [*rejected, *(s for s in calls if s not in rejected)]:
@@ -307,6 +314,14 @@ class GraphRun(BaseMultiActionAgent):
             self.emit("values", self.public(dict(self.state)))
         self.mark = len(self.state["messages"])
         return answered
+
+    def _stopped(self, observation: Any) -> bool:
+        """Whether a call interrupted in a run that cannot pause (its interrupts are kept: the
+        run ends with them)."""
+        if not isinstance(observation, Interrupted):
+            return False
+        self.interrupts.extend(observation.interrupts)
+        return True
 
     def replay(
         self, steps: list[tuple[Any, Any]], inputs: dict[str, Any], waiting: list[Any]
@@ -412,6 +427,8 @@ class GraphRun(BaseMultiActionAgent):
         first = not self.started and not steps  # a resumed run goes on after its tools
         self._absorb(steps, inputs)  # the tools node was counted when its calls were planned
         self.skip_at = steps[-1][0].tool_input["to"] if steps and is_pause(steps[-1][0]) else None
+        if self.interrupts:  # LangGraph without a checkpointer: the state, then its interrupts
+            return AgentFinish({**self._finished().return_values, INTERRUPTS: self.interrupts}, "")
         try:
             if self.skip_at is not None:
                 to = self.skip_at

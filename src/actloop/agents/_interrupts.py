@@ -1,5 +1,5 @@
-"""LangGraph's static interrupts (`interrupt_before`/`interrupt_after` of "model" or "tools") on
-actloop's durable pause.
+"""LangGraph's interrupts on actloop's durable pause: static ones (`interrupt_before`/
+`interrupt_after` of "model" or "tools") and `interrupt(value)` called in a tool.
 
 A static interrupt is a plan of one action: a call of the `PauseNode`, which needs approval, so
 the durable run pauses on it as on any gated call (its journal keeps what the run did so far).
@@ -7,13 +7,42 @@ The call's input says where the graph goes on (`to`); its message log holds the 
 so a resumed run, which replays its journal, has them back. `invoke(None, config)` (or any
 `Command`) approves it: the pause "runs" (nothing), and the next plan goes on at `to`. A run
 without a checkpointer and a thread id cannot pause: it ends there, as LangGraph's does.
+
+`interrupt(value)` in a tool call is the tool asking a person (`NeedsInput`): the durable run
+journals an "ask" entry (the value, and the resume values the call had) and pauses once the
+step's other calls are done (their results are journaled, never run again). `Command(resume=v)`
+is the answer: the call runs again and its n-th `interrupt()` returns the n-th resume value
+(LangGraph's replay). Without a durable run the call ends with an `Interrupted` marker and the
+run ends with `__interrupt__` in its state, as LangGraph's does without a checkpointer.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+import re
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-__all__ = ["PAUSE_TOOL", "PauseNode", "is_pause", "next_node", "validated"]
+from actloop.agents.types import GraphInterrupt, Interrupt
+from actloop.tools._input import NeedsInput, Question, current_input
+
+if TYPE_CHECKING:
+    from actloop.executor import Resume
+
+__all__ = [
+    "PAUSE_TOOL",
+    "Interrupted",
+    "PauseNode",
+    "Scratch",
+    "ToolInterrupt",
+    "interrupted",
+    "is_pause",
+    "next_node",
+    "validated",
+]
+
+T = TypeVar("T")
 
 PAUSE_TOOL = "__interrupt__"
 """The pause's tool name (no user tool may have it: LangGraph reserves it too)."""
@@ -67,3 +96,177 @@ class PauseNode:
 
     async def arun(self, tool_input: dict[str, Any], **kwargs: Any) -> str:
         return ""
+
+
+# -- interrupt() in a tool call ------------------------------------------------------------------
+
+ASK_PREFIX = "__interrupt__:"
+"""The key of an interrupt's question: the prefix, then the interrupt's index in its call."""
+HEX_ID = re.compile(r"^[0-9a-f]{32}$")
+"""An interrupt id (LangGraph's are 32 hex digits too: a resume map is keyed by them)."""
+MANY_PENDING = (
+    "When there are multiple pending interrupts, you must specify the interrupt id when "
+    "resuming. Docs: https://docs.langchain.com/oss/python/langgraph/interrupts"
+    "#handling-multiple-interrupts."
+)
+
+
+class Scratch:
+    """One tool call's resume values, handed out in order to its `interrupt()` calls."""
+
+    def __init__(self, resumes: list[Any], durable: bool, call_id: str) -> None:
+        self.resumes = resumes
+        self.durable = durable
+        """Whether the run can pause (a durable run: else the run ends at the interrupt)."""
+        self.call_id = call_id
+        self.used = 0
+
+
+SCRATCH: ContextVar[Scratch | None] = ContextVar("actloop_interrupt_scratch", default=None)
+"""Set by `ToolNode` around a call (the `wrap_tool_call` chain and the tool)."""
+
+
+class ToolInterrupt(NeedsInput, GraphInterrupt):
+    """`interrupt()` in a durable run's tool call: the tool asks a person (the journal keeps the
+    value and the resume values the call had so far). A `GraphInterrupt`, so middleware that
+    lets LangGraph's interrupts through (retries, fallbacks) lets it through too."""
+
+    def __init__(self, value: Any, index: int, resumes: list[Any]) -> None:
+        from actloop.serialization import dumps
+
+        Exception.__init__(self, value)
+        self.questions = [Question(f"{ASK_PREFIX}{index}", dumps(value))]
+        self.state = {"resumes": resumes}
+        self.interrupts = [Interrupt(value)]
+
+
+class Interrupted:
+    """The result of a tool call that interrupted in a run that cannot pause (no checkpointer
+    or no thread id): the run ends with these `interrupts` in its state."""
+
+    def __init__(self, interrupts: list[Interrupt]) -> None:
+        self.interrupts = interrupts
+
+
+def interrupted(value: Any) -> Any:
+    """`interrupt(value)`: the call's next resume value, else the pause (see the module)."""
+    scratch = SCRATCH.get()
+    if scratch is None:  # outside a create_agent tool call: nothing can resume it
+        raise GraphInterrupt([Interrupt(value, interrupt_id("", "", 0))])
+    index = scratch.used
+    scratch.used += 1
+    if index < len(scratch.resumes):
+        return scratch.resumes[index]
+    if scratch.durable:
+        raise ToolInterrupt(value, index, list(scratch.resumes))
+    raise GraphInterrupt([Interrupt(value, interrupt_id("", scratch.call_id, index))])
+
+
+def interrupt_id(run_id: str, call_id: str, index: int) -> str:
+    """The id of a call's `index`-th interrupt in the durable run `run_id` (32 hex digits)."""
+    return hashlib.md5(f"{run_id}|{call_id}|{index}".encode(), usedforsecurity=False).hexdigest()
+
+
+def _resume_value(answer: Any) -> Any:
+    """The resume value an answer to an interrupt's question carries (`{"resume": value}`; a
+    person's decline or cancel through another surface: its action)."""
+    if not isinstance(answer, dict):
+        return None
+    found = cast("dict[str, Any]", answer)
+    content = found.get("content")
+    if isinstance(content, dict):
+        shown = cast("dict[str, Any]", content)
+        return shown["resume"] if "resume" in shown else shown
+    return None if found.get("action") == "accept" else found.get("action")
+
+
+def scratch_of(call_id: str) -> Scratch:
+    """The scratch a tool call runs with: the resume values of its interrupts so far (the
+    journaled ones, and the answer to its latest one), in a durable run."""
+    given = current_input()
+    if given is None:
+        return Scratch([], False, call_id)
+    resumes: list[Any] = []
+    state: Any = given.state
+    if given.answers is not None and isinstance(state, dict):
+        keys = [k for k in given.answers if k.startswith(ASK_PREFIX)]
+        if keys:
+            before = cast("dict[str, list[Any]]", state).get("resumes", [])
+            resumes = [*before, _resume_value(given.answers[keys[0]])]
+    return Scratch(resumes, True, call_id)
+
+
+def with_scratch(call_id: str, run: Callable[[], T]) -> T:
+    """`run()` (a tool call's chain, sync or a coroutine's start) with its call's scratch set;
+    a run that cannot pause turns an interrupt into `Interrupted`."""
+    token = SCRATCH.set(scratch_of(call_id))
+    try:
+        return run()
+    except GraphInterrupt as exc:
+        if isinstance(exc, NeedsInput):
+            raise
+        return cast("T", Interrupted(exc.interrupts))
+    finally:
+        SCRATCH.reset(token)
+
+
+async def awith_scratch(call_id: str, run: Callable[[], Any]) -> Any:
+    """Async `with_scratch` (`run()` returns the awaitable of the call's chain)."""
+    token = SCRATCH.set(scratch_of(call_id))
+    try:
+        return await run()
+    except GraphInterrupt as exc:
+        if isinstance(exc, NeedsInput):
+            raise
+        return Interrupted(exc.interrupts)
+    finally:
+        SCRATCH.reset(token)
+
+
+def asked(pending: list[dict[str, Any]]) -> list[tuple[dict[str, Any], int, Any]]:
+    """The interrupts a paused run waits on: (pending item, index in its call, value)."""
+    from actloop.serialization import loads
+
+    found: list[tuple[dict[str, Any], int, Any]] = []
+    for entry in pending:
+        questions: list[dict[str, Any]] = entry.get("questions") or []
+        for question in questions:
+            key = str(question["key"])
+            if key.startswith(ASK_PREFIX):
+                index = int(key[len(ASK_PREFIX) :])
+                found.append((entry, index, loads(question["message"])))
+    return found
+
+
+def pending_interrupts(run_id: str, pending: list[dict[str, Any]]) -> list[Interrupt]:
+    """The `Interrupt`s of a run paused on tool interrupts."""
+    return [
+        Interrupt(value, interrupt_id(run_id, str(entry["id"]), index))
+        for entry, index, value in asked(pending)
+    ]
+
+
+def interrupt_resume(run_id: str, resume: Any, pending: list[dict[str, Any]]) -> Resume | None:
+    """The executor's `Resume` answering the tool interrupts a paused run waits on (None: it
+    waits on none): `resume` is the value of the one waiting, or `{interrupt_id: value}`."""
+    from actloop.executor import Resume
+
+    waiting = asked(pending)
+    if not waiting:
+        return None
+    ids = {interrupt_id(run_id, str(e["id"]), i): str(e["id"]) for e, i, _ in waiting}
+    values: dict[str, Any]
+    chosen = cast("dict[Any, Any]", resume) if isinstance(resume, dict) else None
+    if chosen and all(HEX_ID.match(str(k)) for k in chosen):
+        unknown = sorted(set(chosen) - set(ids))
+        if unknown:
+            raise ValueError(
+                f"Unknown or already-consumed interrupt: {unknown[0]} (pending: {sorted(ids)})"
+            )
+        values = {ids[k]: v for k, v in chosen.items()}
+    elif len(waiting) > 1:
+        raise RuntimeError(MANY_PENDING)
+    else:
+        values = {str(waiting[0][0]["id"]): resume}
+    answers = {call: {"action": "accept", "content": {"resume": v}} for call, v in values.items()}
+    return Resume.of(answer=answers)

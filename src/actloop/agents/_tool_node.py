@@ -4,11 +4,13 @@ injected arguments)."""
 
 from __future__ import annotations
 
+import random
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from actloop.agents._events import NodeRun
+from actloop.agents._interrupts import awith_scratch, with_scratch
 from actloop.agents._state import journaled
 from actloop.agents.middleware.types import (
     AgentMiddleware,
@@ -128,7 +130,8 @@ class ToolNode:
         for m in reversed(self.owner.spec.tool_wrappers):
             handler = _wrap_sync(m, "wrap_tool_call", handler)
         try:
-            result = self._edited(handler(self._request(call)), edited)
+            result = with_scratch(call["id"], lambda: handler(self._request(call)))
+            result = self._edited(result, edited)
         except BaseException as exc:
             if node is not None:
                 node.error(exc)
@@ -170,7 +173,8 @@ class ToolNode:
         for m in reversed(self.owner.spec.tool_wrappers):
             handler = _wrap_async(m, "wrap_tool_call", handler)
         try:
-            result = self._edited(await handler(self._request(call)), edited)
+            result = await awith_scratch(call["id"], lambda: handler(self._request(call)))
+            result = self._edited(result, edited)
         except BaseException as exc:
             if node is not None:
                 node.error(exc)
@@ -180,11 +184,14 @@ class ToolNode:
 
 def _ended(node: NodeRun | None, result: Any) -> Any:
     """End the tools node's run with its output: a tool's message (with the id the state gives
-    it: a journal's copy keeps it) as an update, a `Command` as it is."""
+    it: a journal's copy keeps it, so a paused turn's state shows the id it ends with) as an
+    update, a `Command` as it is."""
+    if isinstance(result, ToolMessage) and not result.id:
+        # a uuid4 from `random` (os.urandom would let a sibling call's thread run first here)
+        result.id = str(uuid.UUID(int=random.getrandbits(128), version=4))
     if node is None:
         return result
     if isinstance(result, ToolMessage):
-        result.id = result.id or str(uuid.uuid4())  # the id the state gives it, shown already
         node.end({"messages": [result]})
     else:
         node.end([result])

@@ -245,7 +245,7 @@ class CompiledAgent:
         thread: Any = configurable.get("thread_id")
         if self.checkpointer is None or thread is None:
             return None
-        return _threads.Turn(str(thread), self.spec)
+        return _threads.Turn(str(thread), self.spec, self.checkpointer)
 
     def _start(
         self, input: Any, config: dict[str, Any] | None, context: Any, turn: _threads.Turn | None
