@@ -31,7 +31,15 @@ from actloop.agents._compose import (
     node_updates,
 )
 from actloop.agents._events import NodeRun, agent_metadata, in_node, left_node, node_metadata
-from actloop.agents._interrupts import PAUSE_TOOL, Interrupted, is_pause
+from actloop.agents._interrupts import (
+    NODE_TOOL,
+    PAUSE_TOOL,
+    SCRATCH,
+    Interrupted,
+    Scratch,
+    ToolInterrupt,
+    is_pause,
+)
 from actloop.agents._state import (
     add_messages,
     apply_update,
@@ -54,7 +62,13 @@ from actloop.agents.middleware.types import (
     omitted_keys,
     overrides,
 )
-from actloop.agents.types import RECURSION_MESSAGE, Command, GraphRecursionError, Interrupt
+from actloop.agents.types import (
+    RECURSION_MESSAGE,
+    Command,
+    GraphInterrupt,
+    GraphRecursionError,
+    Interrupt,
+)
 from actloop.executor import BaseMultiActionAgent
 from actloop.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from actloop.steps import AgentFinish, ToolAgentAction
@@ -171,6 +185,11 @@ class GraphRun(BaseMultiActionAgent):
         """The loop's callbacks for this plan: node runs open on them (`_events.NodeRun`)."""
         self.node: NodeRun | None = None
         """The node run open now (None when no handler listens)."""
+        self.resume_at: tuple[str, list[Any]] | None = None
+        """The node a resumed node pause runs again (`"{hook}:{index}"`, `"model_node"`), and
+        the resume values its `interrupt()`s return."""
+        self.scratch: Scratch | None = None
+        """The scratch of the node effect about to run (its resume values)."""
         self.interrupts: list[Interrupt] = []
         """Interrupts of tool calls in a run that cannot pause (it ends with them)."""
         self.pushed: dict[str, int] = {}
@@ -198,16 +217,21 @@ class GraphRun(BaseMultiActionAgent):
         self.callbacks = callbacks
         route = self._route(intermediate_steps, kwargs)
         result: Any = None
+        error: GraphInterrupt | None = None
         try:
             while True:
-                kind, target, hook = route.send(result)
-                inside = in_node(self.node)
+                kind, target, hook = route.send(result) if error is None else route.throw(error)
+                error = None
+                inside, scratch = in_node(self.node), SCRATCH.set(self.scratch)
                 try:
                     if kind == "node":
                         result = getattr(target, hook)(self.state, self.runtime)
                     else:
                         result = self._call_model(target, self._inner(callbacks))
+                except GraphInterrupt as exc:  # the node pauses: the route knows where
+                    error = exc
                 finally:
+                    SCRATCH.reset(scratch)
                     left_node(inside)
         except StopIteration as done:
             return done.value
@@ -222,16 +246,21 @@ class GraphRun(BaseMultiActionAgent):
         self.callbacks = callbacks
         route = self._route(intermediate_steps, kwargs)
         result: Any = None
+        error: GraphInterrupt | None = None
         try:
             while True:
-                kind, target, hook = route.send(result)
-                inside = in_node(self.node)
+                kind, target, hook = route.send(result) if error is None else route.throw(error)
+                error = None
+                inside, scratch = in_node(self.node), SCRATCH.set(self.scratch)
                 try:
                     if kind == "node":
                         result = await self._anode(target, hook)
                     else:
                         result = await self._acall_model(target, self._inner(callbacks))
+                except GraphInterrupt as exc:  # the node pauses: the route knows where
+                    error = exc
                 finally:
+                    SCRATCH.reset(scratch)
                     left_node(inside)
         except StopIteration as done:
             return done.value
@@ -427,9 +456,13 @@ class GraphRun(BaseMultiActionAgent):
         first = not self.started and not steps  # a resumed run goes on after its tools
         self._absorb(steps, inputs)  # the tools node was counted when its calls were planned
         self.skip_at = steps[-1][0].tool_input["to"] if steps and is_pause(steps[-1][0]) else None
+        if steps and steps[-1][0].tool == NODE_TOOL:  # a node that interrupted runs again
+            self.resume_at, self.skip_at = (self.skip_at or "", list(steps[-1][1])), None
         if self.interrupts:  # LangGraph without a checkpointer: the state, then its interrupts
             return AgentFinish({**self._finished().return_values, INTERRUPTS: self.interrupts}, "")
         try:
+            if self.resume_at is not None:
+                return (yield from self._resumed(self.resume_at[0]))
             if self.skip_at is not None:
                 to = self.skip_at
             elif first:
@@ -442,9 +475,47 @@ class GraphRun(BaseMultiActionAgent):
         except _Paused as pause:
             return pause.output
 
-    def _from(self, to: str) -> Generator[Effect, Any, Any]:
+    def _resumed(self, at: str) -> Generator[Effect, Any, Any]:
+        """Go on from the node a node pause waits in (`at`): that node again, then on."""
+        hook, _, index = at.partition(":")
+        hooks = self.spec.hooks
+        if hook == "model_node":
+            return (yield from self._from("model_node"))
+        if hook == "after_agent":
+            return (yield from self._from("end", int(index)))
+        ordered = hooks[hook][::-1] if hook == "after_model" else hooks[hook]
+        to = yield from self._nodes(hook, ordered, start=int(index))
+        if to is None:
+            then = {"before_agent": "model", "before_model": "model_node"}
+            to = then[hook] if hook in then else self._after_model_route()
+        return (yield from self._from(to))
+
+    def _scratch_for(self, at: str) -> Scratch:
+        """The scratch of node `at`: the resume values of a resumed node pause there."""
+        resumes: list[Any] = []
+        if self.resume_at is not None and self.resume_at[0] == at:
+            resumes, self.resume_at = self.resume_at[1], None
+        return Scratch(resumes, self.durable, at)
+
+    def _interrupted(self, exc: GraphInterrupt, at: str) -> _Paused:
+        """Node `at` interrupted: a durable run pauses on a `NodePause` call (the messages the
+        plan added in its log); any other ends with the state and its interrupts."""
+        node, self.node = self.node, None
+        if node is not None:
+            node.error(exc)
+        if not self.durable or not isinstance(exc, ToolInterrupt):
+            return _Paused(
+                AgentFinish({**self._finished().return_values, INTERRUPTS: exc.interrupts}, "")
+            )
+        messages = self.state["messages"][self.mark :]
+        pause = {"to": at, "value": exc.interrupts[0].value, "resumes": exc.state["resumes"]}
+        call_id = f"{NODE_TOOL}:{self.absorbed}"
+        return _Paused([ToolAgentAction(NODE_TOOL, pause, "", messages, call_id)])
+
+    def _from(self, to: str, agent_start: int = 0) -> Generator[Effect, Any, Any]:
         """Run the model side from `to` ("model": its before_model hooks; "model_node";
-        "after_model": its hooks), then the tool calls to make, or the after_agent hooks."""
+        "after_model": its hooks), then the tool calls to make, or the after_agent hooks
+        (from the `agent_start`-th)."""
         hooks = self.spec.hooks
         while to in ("model", "model_node", "after_model"):
             if to == "model":
@@ -466,7 +537,8 @@ class GraphRun(BaseMultiActionAgent):
             last = self._last_ai()
             assert last is not None
             return [ToolAgentAction(self._runner(c), c, "", [last], c["id"]) for c in pending]
-        yield from self._nodes("after_agent", hooks["after_agent"][::-1], jumps=False)
+        after = hooks["after_agent"][::-1]
+        yield from self._nodes("after_agent", after, jumps=False, start=agent_start)
         return self._finished()
 
     def _runner(self, call: dict[str, Any]) -> str:
@@ -515,7 +587,11 @@ class GraphRun(BaseMultiActionAgent):
             state=self.state,
             runtime=self.runtime,
         )
-        composed: ComposedResponse = yield ("model", request, None)
+        self.scratch = self._scratch_for("model_node")
+        try:
+            composed: ComposedResponse = yield ("model", request, None)
+        except GraphInterrupt as exc:
+            raise self._interrupted(exc, "model_node") from None
         response = composed.model_response
         update: dict[str, Any] = {"messages": response.result}
         if response.structured_response is not None or self.spec.structured.active:
@@ -551,13 +627,20 @@ class GraphRun(BaseMultiActionAgent):
         return state
 
     def _nodes(
-        self, hook: str, middleware: list[AgentMiddleware], *, jumps: bool = True
+        self, hook: str, middleware: list[AgentMiddleware], *, jumps: bool = True, start: int = 0
     ) -> Generator[Effect, Any, str | None]:
-        """Run `hook` of each middleware as a node; the destination of a declared jump."""
-        for m in middleware:
+        """Run `hook` of each middleware (from the `start`-th) as a node; the destination of a
+        declared jump. A node's `interrupt()` pauses the run there (`_interrupted`)."""
+        for index, m in enumerate(middleware):
+            if index < start:
+                continue
             self._step()
             self._open(m.name, hook)
-            result = yield ("node", m, hook)
+            self.scratch = self._scratch_for(f"{hook}:{index}")
+            try:
+                result = yield ("node", m, hook)
+            except GraphInterrupt as exc:
+                raise self._interrupted(exc, f"{hook}:{index}") from None
             self._close(result)
             self._messages(f"{m.name}.{hook}", result)
             apply_update(self.state, result)

@@ -31,8 +31,10 @@ if TYPE_CHECKING:
     from actloop.executor import Resume
 
 __all__ = [
+    "NODE_TOOL",
     "PAUSE_TOOL",
     "Interrupted",
+    "NodePause",
     "PauseNode",
     "Scratch",
     "ToolInterrupt",
@@ -46,6 +48,8 @@ T = TypeVar("T")
 
 PAUSE_TOOL = "__interrupt__"
 """The pause's tool name (no user tool may have it: LangGraph reserves it too)."""
+NODE_TOOL = "__interrupt_node__"
+"""The tool a node's `interrupt()` calls: it asks, and answers with the node's resume values."""
 
 NODES = ("model", "tools")
 
@@ -67,8 +71,8 @@ def validated(names: list[str] | None, middleware: list[Any]) -> frozenset[str]:
 
 
 def is_pause(action: Any) -> bool:
-    """Whether a planned action is a static interrupt's pause."""
-    return getattr(action, "tool", None) == PAUSE_TOOL
+    """Whether a planned action is a pause (a static interrupt's, or a node's `interrupt()`)."""
+    return getattr(action, "tool", None) in (PAUSE_TOOL, NODE_TOOL)
 
 
 def next_node(spec: Any, to: str) -> str:
@@ -270,3 +274,38 @@ def interrupt_resume(run_id: str, resume: Any, pending: list[dict[str, Any]]) ->
         values = {str(waiting[0][0]["id"]): resume}
     answers = {call: {"action": "accept", "content": {"resume": v}} for call, v in values.items()}
     return Resume.of(answer=answers)
+
+
+# -- interrupt() in a node (a middleware hook, the model call) -----------------------------------
+
+
+class NodePause:
+    """The tool a node's `interrupt()` pauses on, in a durable run. Its input is where the
+    graph goes on (`to`: `"{hook}:{index}"` or `"model_node"`), the value asked and the node's
+    resume values so far; it asks (the run pauses) until answered, then returns the resume
+    values, and the next plan runs the node again with them (LangGraph's replay of a node)."""
+
+    name = NODE_TOOL
+    return_direct = False
+    requires_approval = False
+    idempotent = True
+
+    def run(self, tool_input: dict[str, Any], **kwargs: Any) -> list[Any]:
+        before: list[Any] = list(tool_input["resumes"])
+        found = scratch_of("")
+        if len(found.resumes) > len(before):
+            return found.resumes
+        raise ToolInterrupt(tool_input["value"], len(before), before)
+
+    async def arun(self, tool_input: dict[str, Any], **kwargs: Any) -> list[Any]:
+        return self.run(tool_input)
+
+
+def node_name(spec: Any, at: str) -> str:
+    """LangGraph's name of the node a node pause waits in (`StateSnapshot.next`)."""
+    hook, _, index = at.partition(":")
+    if hook == "model_node":
+        return "model"
+    hooks = spec.hooks[hook]
+    ordered = hooks[::-1] if hook in ("after_model", "after_agent") else hooks
+    return f"{ordered[int(index)].name}.{hook}"

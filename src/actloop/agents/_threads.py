@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from actloop.agents._interrupts import PAUSE_TOOL, asked, interrupt_resume, pending_interrupts
+from actloop.agents._interrupts import (
+    NODE_TOOL,
+    PAUSE_TOOL,
+    asked,
+    interrupt_resume,
+    node_name,
+    pending_interrupts,
+)
 from actloop.agents._interrupts import next_node as next_node_of
 from actloop.agents.types import Command, Interrupt
 from actloop.exceptions import CheckpointError
@@ -159,10 +166,13 @@ class Turn:
 
             self.run_id = last.thread_id
             interrupts = tuple(self.interrupts(last.pending, last.inputs))
-            if not asked(last.pending):
+            node = [e["tool_input"]["to"] for e in last.pending if e.get("tool") == NODE_TOOL]
+            if node:
+                next_node = node_name(self.spec, node[0])
+            elif not asked(last.pending):
                 next_node = paused_node(self.spec) or next_node
         values = paused_values(self.spec, last)
-        tasks = tasks_of(last) if last.status == "paused" else ()
+        tasks = tasks_of(self.spec, last) if last.status == "paused" else ()
         return StateSnapshot(values, (next_node,), config, None, None, None, tasks, interrupts)
 
 
@@ -214,7 +224,7 @@ def _listed(value: Any) -> list[Any]:
     return cast("list[Any]", value) if isinstance(value, list) else [value]
 
 
-def tasks_of(last: ThreadHistory) -> tuple[PregelTask, ...]:
+def tasks_of(spec: Any, last: ThreadHistory) -> tuple[PregelTask, ...]:
     """The tools node's tasks of the step a turn paused on tools' interrupts waits in, one per
     call (LangGraph's `Send`s): a finished call's result, a waiting call's interrupts. Other
     pauses: none (approvals and static interrupts wait between nodes)."""
@@ -225,6 +235,11 @@ def tasks_of(last: ThreadHistory) -> tuple[PregelTask, ...]:
     waiting = min(_act(p["id"]) for p in last.pending)
     pending = {str(p["id"]): p for p in last.pending}
     step = [c for c in last.calls if _act(c.id) == waiting]
+    nodes = [p for p in last.pending if p.get("tool") == NODE_TOOL]
+    if nodes:  # a node's interrupt: its one task
+        name = node_name(spec, nodes[0]["tool_input"]["to"])
+        found = tuple(pending_interrupts(last.thread_id, nodes))
+        return (PregelTask(str(nodes[0]["id"]), name, ("__pregel_pull", name), found),)
     return tuple(
         PregelTask(
             call.id,

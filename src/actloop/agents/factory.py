@@ -203,6 +203,8 @@ class CompiledAgent:
             tools.append(ToolNode(None, run))
         if durable and (self.spec.interrupt_before or self.spec.interrupt_after):
             tools.append(_interrupts.PauseNode())
+        if durable:  # a node's interrupt() pauses on it
+            tools.append(_interrupts.NodePause())
         executor = AgentExecutor(
             agent=run,
             tools=tools,
