@@ -190,6 +190,9 @@ class GraphRun(BaseMultiActionAgent):
         the resume values its `interrupt()`s return."""
         self.scratch: Scratch | None = None
         """The scratch of the node effect about to run (its resume values)."""
+        self.refused: Exception | None = None
+        """A resume value an `interrupt()`'s `response_schema` refused: `invoke` raises it
+        (the run paused on the same interrupt again, so it can be answered again)."""
         self.interrupts: list[Interrupt] = []
         """Interrupts of tool calls in a run that cannot pause (it ends with them)."""
         self.pushed: dict[str, int] = {}
@@ -508,7 +511,13 @@ class GraphRun(BaseMultiActionAgent):
                 AgentFinish({**self._finished().return_values, INTERRUPTS: exc.interrupts}, "")
             )
         messages = self.state["messages"][self.mark :]
-        pause = {"to": at, "value": exc.interrupts[0].value, "resumes": exc.state["resumes"]}
+        found = exc.interrupts[0]
+        pause = {
+            "to": at,
+            "value": found.value,
+            "resumes": exc.state["resumes"],
+            "schema": found.response_schema,
+        }
         call_id = f"{NODE_TOOL}:{self.absorbed}"
         return _Paused([ToolAgentAction(NODE_TOOL, pause, "", messages, call_id)])
 
@@ -674,6 +683,13 @@ class GraphRun(BaseMultiActionAgent):
             return False
         tools = self.spec.tools
         ran = ran_tools(steps)  # a reviewer's edit may have run another tool than the call's
+        ran.update(  # LangChain's rule: the tool a result names (a middleware's redirect)
+            {
+                m.tool_call_id: m.name
+                for m in self._after_last_ai()
+                if isinstance(m, ToolMessage) and m.name in tools
+            }
+        )
         names = [n for c in last.tool_calls if (n := ran.get(c.get("id"), c["name"])) in tools]
         return bool(names) and all(tools[n].return_direct for n in names)
 

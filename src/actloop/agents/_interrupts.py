@@ -124,6 +124,8 @@ class Scratch:
         """Whether the run can pause (a durable run: else the run ends at the interrupt)."""
         self.call_id = call_id
         self.used = 0
+        self.refused: Exception | None = None
+        """The error of a resume value its `response_schema` refused (asked again)."""
 
 
 SCRATCH: ContextVar[Scratch | None] = ContextVar("actloop_interrupt_scratch", default=None)
@@ -135,13 +137,15 @@ class ToolInterrupt(NeedsInput, GraphInterrupt):
     value and the resume values the call had so far). A `GraphInterrupt`, so middleware that
     lets LangGraph's interrupts through (retries, fallbacks) lets it through too."""
 
-    def __init__(self, value: Any, index: int, resumes: list[Any]) -> None:
+    def __init__(
+        self, value: Any, index: int, resumes: list[Any], schema: dict[str, Any] | None = None
+    ) -> None:
         from actloop.serialization import dumps
 
         Exception.__init__(self, value)
-        self.questions = [Question(f"{ASK_PREFIX}{index}", dumps(value))]
+        self.questions = [Question(f"{ASK_PREFIX}{index}", dumps(value), schema)]
         self.state = {"resumes": resumes}
-        self.interrupts = [Interrupt(value)]
+        self.interrupts = [Interrupt(value, response_schema=schema)]
 
 
 class Interrupted:
@@ -152,18 +156,47 @@ class Interrupted:
         self.interrupts = interrupts
 
 
-def interrupted(value: Any) -> Any:
-    """`interrupt(value)`: the call's next resume value, else the pause (see the module)."""
+def interrupted(value: Any, response_schema: Any = None) -> Any:
+    """`interrupt(value)`: the call's next resume value (checked against `response_schema`),
+    else the pause (see the module)."""
+    schema = json_schema(response_schema)
     scratch = SCRATCH.get()
     if scratch is None:  # outside a create_agent tool call: nothing can resume it
-        raise GraphInterrupt([Interrupt(value, interrupt_id("", "", 0))])
+        raise GraphInterrupt([Interrupt(value, interrupt_id("", "", 0), response_schema=schema)])
     index = scratch.used
     scratch.used += 1
     if index < len(scratch.resumes):
-        return scratch.resumes[index]
+        if response_schema is None:
+            return scratch.resumes[index]
+        return _checked(scratch, index, value, response_schema, schema)
     if scratch.durable:
-        raise ToolInterrupt(value, index, list(scratch.resumes))
-    raise GraphInterrupt([Interrupt(value, interrupt_id("", scratch.call_id, index))])
+        raise ToolInterrupt(value, index, list(scratch.resumes), schema)
+    found = Interrupt(value, interrupt_id("", scratch.call_id, index), response_schema=schema)
+    raise GraphInterrupt([found])
+
+
+def _checked(scratch: Scratch, index: int, value: Any, response_schema: Any, schema: Any) -> Any:
+    """The resume value, checked against `response_schema`. A durable run's newest answer
+    that fails asks again (the run pauses on the same interrupt; the error is the caller's),
+    as LangGraph refuses an answer before saving it."""
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        return TypeAdapter(response_schema).validate_python(scratch.resumes[index])
+    except ValidationError as exc:
+        if not scratch.durable or index != len(scratch.resumes) - 1:
+            raise
+        scratch.refused = exc
+        raise ToolInterrupt(value, index, scratch.resumes[:index], schema) from None
+
+
+def json_schema(response_schema: Any) -> dict[str, Any] | None:
+    """The JSON schema an interrupt shows for its `response_schema` (None: none given)."""
+    if response_schema is None or isinstance(response_schema, dict):
+        return cast("dict[str, Any] | None", response_schema)
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(response_schema).json_schema()
 
 
 def interrupt_id(run_id: str, call_id: str, index: int) -> str:
@@ -200,53 +233,62 @@ def scratch_of(call_id: str) -> Scratch:
     return Scratch(resumes, True, call_id)
 
 
-def with_scratch(call_id: str, run: Callable[[], T]) -> T:
+def with_scratch(call_id: str, run: Callable[[], T], owner: Any = None) -> T:
     """`run()` (a tool call's chain, sync or a coroutine's start) with its call's scratch set;
-    a run that cannot pause turns an interrupt into `Interrupted`."""
-    token = SCRATCH.set(scratch_of(call_id))
+    a run that cannot pause turns an interrupt into `Interrupted`; an answer refused by its
+    schema is kept on `owner` (the `GraphRun`: `refused`)."""
+    scratch = scratch_of(call_id)
+    token = SCRATCH.set(scratch)
     try:
         return run()
     except GraphInterrupt as exc:
-        if isinstance(exc, NeedsInput):
-            raise
-        return cast("T", Interrupted(exc.interrupts))
+        return cast("T", _stopped(exc, scratch, owner))
     finally:
         SCRATCH.reset(token)
 
 
-async def awith_scratch(call_id: str, run: Callable[[], Any]) -> Any:
+async def awith_scratch(call_id: str, run: Callable[[], Any], owner: Any = None) -> Any:
     """Async `with_scratch` (`run()` returns the awaitable of the call's chain)."""
-    token = SCRATCH.set(scratch_of(call_id))
+    scratch = scratch_of(call_id)
+    token = SCRATCH.set(scratch)
     try:
         return await run()
     except GraphInterrupt as exc:
-        if isinstance(exc, NeedsInput):
-            raise
-        return Interrupted(exc.interrupts)
+        return _stopped(exc, scratch, owner)
     finally:
         SCRATCH.reset(token)
 
 
-def asked(pending: list[dict[str, Any]]) -> list[tuple[dict[str, Any], int, Any]]:
-    """The interrupts a paused run waits on: (pending item, index in its call, value)."""
+def _stopped(exc: GraphInterrupt, scratch: Scratch, owner: Any) -> Interrupted:
+    """A call's interrupt: re-raised in a durable run (it asks), else `Interrupted`."""
+    if scratch.refused is not None and owner is not None:
+        owner.refused = scratch.refused
+    if isinstance(exc, NeedsInput):
+        raise exc
+    return Interrupted(exc.interrupts)
+
+
+def asked(pending: list[dict[str, Any]]) -> list[tuple[dict[str, Any], int, Any, Any]]:
+    """The interrupts a paused run waits on: (pending item, index in its call, value, the
+    JSON schema of the answer or None)."""
     from actloop.serialization import loads
 
-    found: list[tuple[dict[str, Any], int, Any]] = []
+    found: list[tuple[dict[str, Any], int, Any, Any]] = []
     for entry in pending:
         questions: list[dict[str, Any]] = entry.get("questions") or []
         for question in questions:
             key = str(question["key"])
             if key.startswith(ASK_PREFIX):
                 index = int(key[len(ASK_PREFIX) :])
-                found.append((entry, index, loads(question["message"])))
+                found.append((entry, index, loads(question["message"]), question.get("schema")))
     return found
 
 
 def pending_interrupts(run_id: str, pending: list[dict[str, Any]]) -> list[Interrupt]:
     """The `Interrupt`s of a run paused on tool interrupts."""
     return [
-        Interrupt(value, interrupt_id(run_id, str(entry["id"]), index))
-        for entry, index, value in asked(pending)
+        Interrupt(value, interrupt_id(run_id, str(entry["id"]), index), response_schema=schema)
+        for entry, index, value, schema in asked(pending)
     ]
 
 
@@ -258,7 +300,7 @@ def interrupt_resume(run_id: str, resume: Any, pending: list[dict[str, Any]]) ->
     waiting = asked(pending)
     if not waiting:
         return None
-    ids = {interrupt_id(run_id, str(e["id"]), i): str(e["id"]) for e, i, _ in waiting}
+    ids = {interrupt_id(run_id, str(e["id"]), i): str(e["id"]) for e, i, _, _ in waiting}
     values: dict[str, Any]
     chosen = cast("dict[Any, Any]", resume) if isinstance(resume, dict) else None
     if chosen and all(HEX_ID.match(str(k)) for k in chosen):
@@ -295,7 +337,7 @@ class NodePause:
         found = scratch_of("")
         if len(found.resumes) > len(before):
             return found.resumes
-        raise ToolInterrupt(tool_input["value"], len(before), before)
+        raise ToolInterrupt(tool_input["value"], len(before), before, tool_input.get("schema"))
 
     async def arun(self, tool_input: dict[str, Any], **kwargs: Any) -> list[Any]:
         return self.run(tool_input)

@@ -80,11 +80,7 @@ class ToolNode:
         self.tool = tool
         self.name: str = DYNAMIC_TOOL if tool is None else tool.name
         self.owner = run
-        from actloop.agents.middleware.human_in_the_loop import gated
-
-        self.requires_approval: bool = bool(getattr(tool, "requires_approval", False)) or gated(
-            run.spec, self.name
-        )
+        self.requires_approval: bool = bool(getattr(tool, "requires_approval", False))
         self.idempotent: bool = bool(getattr(tool, "idempotent", True))
 
     def _request(self, call: dict[str, Any]) -> ToolCallRequest:
@@ -97,6 +93,7 @@ class ToolNode:
             call.get("id"),
             runtime.store,
         )
+        tool_runtime.tools = list(run.spec.tools.values())  # type: ignore[attr-defined]
         return ToolCallRequest(call, self._tool_of(call), run.state, tool_runtime)
 
     def _tool_of(self, call: dict[str, Any]) -> Any:
@@ -130,7 +127,7 @@ class ToolNode:
         for m in reversed(self.owner.spec.tool_wrappers):
             handler = _wrap_sync(m, "wrap_tool_call", handler)
         try:
-            result = with_scratch(call["id"], lambda: handler(self._request(call)))
+            result = with_scratch(call["id"], lambda: handler(self._request(call)), self.owner)
             result = self._edited(result, edited)
         except BaseException as exc:
             if node is not None:
@@ -173,7 +170,9 @@ class ToolNode:
         for m in reversed(self.owner.spec.tool_wrappers):
             handler = _wrap_async(m, "wrap_tool_call", handler)
         try:
-            result = await awith_scratch(call["id"], lambda: handler(self._request(call)))
+            result = await awith_scratch(
+                call["id"], lambda: handler(self._request(call)), self.owner
+            )
             result = self._edited(result, edited)
         except BaseException as exc:
             if node is not None:

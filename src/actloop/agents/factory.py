@@ -269,6 +269,8 @@ class CompiledAgent:
     def _finish(
         self, outputs: dict[str, Any], turn: _threads.Turn | None, run: GraphRun
     ) -> dict[str, Any]:
+        if run.refused is not None:  # an answer an interrupt's schema refused
+            raise run.refused
         outputs = outputs if turn is None else turn.outputs(outputs, run.state)
         return run.public(outputs)
 

@@ -85,14 +85,16 @@ class GraphInterrupt(Exception):
         self.interrupts = list(interrupts)
 
 
-def interrupt(value: Any) -> Any:
+def interrupt(value: Any, *, response_schema: Any = None) -> Any:
     """Pause the run with `value` for a person; on resume, return what the person sent.
 
     Called in a tool (or its `wrap_tool_call`) of a `create_agent` agent with a checkpointer
     and a `thread_id`, the durable run journals the question and pauses; `invoke(Command(
     resume=...), config)` runs the call again and this returns the resume value (the n-th
     `interrupt()` of the call returns the n-th value, as in LangGraph). Without a durable run
-    the run ends with `__interrupt__` in its state, as LangGraph's does without a checkpointer."""
+    the run ends with `__interrupt__` in its state, as LangGraph's does without a checkpointer.
+    `response_schema` (a type pydantic knows) is shown on the `Interrupt` as its JSON schema,
+    and the resume value is checked against it (pydantic's `ValidationError`)."""
     from actloop.agents._interrupts import interrupted
 
-    return interrupted(value)
+    return interrupted(value, response_schema)
