@@ -224,3 +224,50 @@ def test_ainvoke_pauses_in_a_hook_and_resumes_as_langgraph(tmp_path: Path) -> No
         return [_shown(first), _shown(second)]
 
     assert asyncio.run(run(al)) == asyncio.run(run(lc))
+
+
+def test_a_reviewers_edit_holds_when_the_tools_step_fails_and_resumes(tmp_path: Path) -> None:
+    """The edit lives in HITL's state key; a failed tools step resumed with `invoke(None)`
+    (another process for actloop: its state is rebuilt from the journal) runs the edited call."""
+    runs: dict[str, list[str]] = {"lc": [], "al": []}
+
+    def fragile_for(side: str) -> Callable[..., str]:
+        def send(to: str) -> str:
+            """Send the report."""
+            runs[side].append(to)
+            if len(runs[side]) == 1:
+                raise ConnectionError("network down")
+            return f"sent to {to}"
+
+        return send
+
+    replies = [reply("", ("send", {"to": "ana"}, "c1"), id="r1"), reply("done", id="r2")]
+    decision = {"type": "edit", "edited_action": {"name": "send", "args": {"to": "bob"}}}
+    lc = lc_create_agent(
+        lc_model(replies),
+        [lc_tool(fragile_for("lc"))],
+        middleware=[lc_mw.HumanInTheLoopMiddleware({"send": True})],
+        checkpointer=InMemorySaver(),
+    )
+
+    def al_agent(tail: int) -> Any:
+        return create_agent(
+            al_model(replies[tail:]),
+            [al_tool(fragile_for("al"))],
+            middleware=[al_mw.HumanInTheLoopMiddleware({"send": True})],
+            checkpointer=SqliteCheckpointer(tmp_path / "runs.db"),
+        )
+
+    finals: list[Any] = []
+    for agent, command, side in (
+        (lc, lg_types.Command, 0),
+        (al_agent(0), al_types.Command, 1),
+    ):
+        agent.invoke({"messages": [human("hi")[side]]}, CONFIG)
+        with pytest.raises(ConnectionError):
+            agent.invoke(command(resume={"decisions": [decision]}), CONFIG)
+        again = agent if side == 0 else al_agent(1)
+        finals.append(_shown(again.invoke(None, CONFIG)))
+    assert finals[1] == finals[0]
+    assert runs["al"] == runs["lc"] == ["bob", "bob"]
+    assert '"to": "bob"' in finals[1]["messages"][2]["content"]

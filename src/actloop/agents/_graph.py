@@ -52,7 +52,7 @@ from actloop.agents._state import (
     turns,
 )
 from actloop.agents._structured import StructuredOutput, saved
-from actloop.agents._tool_node import DYNAMIC_TOOL, INVALID_TOOL
+from actloop.agents._tool_node import DYNAMIC_TOOL, EDIT_KEY, EDITS_KEY, INVALID_TOOL
 from actloop.agents.middleware.types import (
     AgentMiddleware,
     ModelRequest,
@@ -545,10 +545,21 @@ class GraphRun(BaseMultiActionAgent):
             self.pushed = {c["id"]: i for i, c in enumerate(pending)}
             last = self._last_ai()
             assert last is not None
-            return [ToolAgentAction(self._runner(c), c, "", [last], c["id"]) for c in pending]
+            return [
+                ToolAgentAction(self._runner(c), self._with_edit(c), "", [last], c["id"])
+                for c in pending
+            ]
         after = hooks["after_agent"][::-1]
         yield from self._nodes("after_agent", after, jumps=False, start=agent_start)
         return self._finished()
+
+    def _with_edit(self, call: dict[str, Any]) -> dict[str, Any]:
+        """The call as planned: with a reviewer's edit of it (HITL's state key), so the journal
+        keeps the edit and a resumed run, which rebuilds the state from messages, runs it."""
+        edits: dict[str, Any] = self.state.get(EDITS_KEY) or {}
+        if call["id"] not in edits:
+            return call
+        return {**call, EDIT_KEY: edits[call["id"]]}
 
     def _runner(self, call: dict[str, Any]) -> str:
         """The loop's tool for `call`: its own, or, for a tool `create_agent` was not given

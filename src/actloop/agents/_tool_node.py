@@ -26,7 +26,13 @@ from actloop.tools._validate import InvalidArguments
 if TYPE_CHECKING:
     from actloop.agents._graph import GraphRun
 
-__all__ = ["DYNAMIC_TOOL", "INVALID_TOOL", "ToolNode"]
+EDITS_KEY = "hitl_edited_tool_calls"
+"""HumanInTheLoopMiddleware's state key: the reviewer's edits by tool call id (LangChain's)."""
+EDIT_KEY = "__hitl_edit__"
+"""A planned call's key holding its reviewer's edit (`GraphRun._with_edit`): the journal keeps
+it, and a resumed run's `ToolNode` puts it back in the state (`_restored`)."""
+
+__all__ = ["DYNAMIC_TOOL", "EDITS_KEY", "EDIT_KEY", "INVALID_TOOL", "ToolNode"]
 
 INVALID_TOOL = "Error: {requested_tool} is not a valid tool, try one of [{available_tools}]."
 INVOCATION_ERROR = (
@@ -110,6 +116,7 @@ class ToolNode:
         return ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")
 
     def run(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
+        _restored(self.owner, tool_input)
         call, edited = _unedited(tool_input)
         node = self._node(call, kwargs)
 
@@ -153,6 +160,7 @@ class ToolNode:
         return edited_result(self.owner.spec, result, edited)
 
     async def arun(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
+        _restored(self.owner, tool_input)
         call, edited = _unedited(tool_input)
         node = self._node(call, kwargs)
 
@@ -198,11 +206,21 @@ def _ended(node: NodeRun | None, result: Any) -> Any:
 
 
 def _unedited(tool_input: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """The call to run and, for a reviewer's edit, what the reviewer sent."""
-    if "edited" not in tool_input:
+    """The call to run and, for a reviewer's edit, what the reviewer sent (an approval's
+    `edited`; a HITL edit the plan carries goes back in the state, see `_restored`)."""
+    if "edited" not in tool_input and EDIT_KEY not in tool_input:
         return tool_input, None
-    call = {k: v for k, v in tool_input.items() if k != "edited"}
-    return call, tool_input["edited"]
+    call = {k: v for k, v in tool_input.items() if k not in ("edited", EDIT_KEY)}
+    return call, tool_input.get("edited")
+
+
+def _restored(run: GraphRun, tool_input: dict[str, Any]) -> None:
+    """Put the reviewer's edit a planned call carries back in the state, where
+    `HumanInTheLoopMiddleware.wrap_tool_call` reads it (a resumed run's state lacks it)."""
+    if EDIT_KEY in tool_input:
+        edits: dict[str, Any] = run.state.get(EDITS_KEY) or {}
+        if tool_input["id"] not in edits:
+            run.state[EDITS_KEY] = {**edits, tool_input["id"]: tool_input[EDIT_KEY]}
 
 
 def _tool_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
