@@ -290,3 +290,12 @@ def test_interrupt_outside_an_agent_raises_graph_interrupt() -> None:
     with pytest.raises(al_types.GraphInterrupt) as raised:
         al_types.interrupt("hello")
     assert [i.value for i in raised.value.interrupts] == ["hello"]
+
+
+def test_a_resume_map_naming_no_pending_interrupt_pauses_again(tmp_path: Path) -> None:
+    (lc, lc_tools), (al, al_tools) = _pair(tmp_path, ONE)
+    al_seen = _run(al, [{"0" * 32: "nobody"}, "yes"])
+    assert al_seen == _run(lc, [{"0" * 32: "nobody"}, "yes"])
+    assert [s[0].get("__interrupt__") for s in al_seen] == [[{"q": "x"}], [{"q": "x"}], None]
+    # LangGraph runs the call again to find it still waits; actloop's journal knows it does
+    assert (al_tools.runs, lc_tools.runs) == (["ask x"] * 2, ["ask x"] * 3)

@@ -304,12 +304,9 @@ def interrupt_resume(run_id: str, resume: Any, pending: list[dict[str, Any]]) ->
     values: dict[str, Any]
     chosen = cast("dict[Any, Any]", resume) if isinstance(resume, dict) else None
     if chosen and all(HEX_ID.match(str(k)) for k in chosen):
-        unknown = sorted(set(chosen) - set(ids))
-        if unknown:
-            raise ValueError(
-                f"Unknown or already-consumed interrupt: {unknown[0]} (pending: {sorted(ids)})"
-            )
-        values = {ids[k]: v for k, v in chosen.items()}
+        # ids that name no pending interrupt are left out (LangGraph's default: the run
+        # pauses on what it still waits for)
+        values = {ids[k]: v for k, v in chosen.items() if k in ids}
     elif len(waiting) > 1:
         raise RuntimeError(MANY_PENDING)
     else:
