@@ -12,8 +12,8 @@ chain and returns LangGraph's `ToolMessage` (or a middleware's `Command`).
 The routing is written once as a generator of effects (`_Route.visit`: node hooks and model
 calls); `plan` and `aplan` only carry those effects out, sync or async. A node effect that calls
 `interrupt()` is thrown back into the route, which knows the node: a durable run's plan is then
-a `NodePause` call there, and the plan after its answer runs that node again (`_interrupts`). Nodes are counted as
-LangGraph counts super-steps, so `recursion_limit` stops a run at the same node with the same
+a `NodePause` call there, and the plan after its answer runs that node again (`_interrupts`).
+Nodes are counted as LangGraph counts super-steps, so `recursion_limit` stops a run at the same node with the same
 error text.
 """
 
