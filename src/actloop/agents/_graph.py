@@ -13,8 +13,8 @@ The routing is written once as a generator of effects (`_Route.visit`: node hook
 calls); `plan` and `aplan` only carry those effects out, sync or async. A node effect that calls
 `interrupt()` is thrown back into the route, which knows the node: a durable run's plan is then
 a `NodePause` call there, and the plan after its answer runs that node again (`_interrupts`).
-Nodes are counted as LangGraph counts super-steps, so `recursion_limit` stops a run at the same node with the same
-error text.
+Nodes are counted as LangGraph counts super-steps, so `recursion_limit` stops a run at the same
+node with the same error text.
 """
 
 from __future__ import annotations
