@@ -120,19 +120,40 @@ class Turn:
         messages = [*state.get("messages", []), *_listed(given.get("messages", []))]
         return {**state, **given, "messages": messages}
 
-    def outputs(self, outputs: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
-        """What `invoke` returns: the state; a paused run's state with its `__interrupt__`."""
+    def outputs(
+        self, outputs: dict[str, Any], state: dict[str, Any], history: Any = None
+    ) -> dict[str, Any]:
+        """What `invoke` returns: the state; a paused run's state with its `__interrupt__`
+        (a pause on interrupts: the state the thread's `history`, read here when not given,
+        holds, the step's finished calls with it)."""
         if outputs.get("status") == "paused" and PAUSED_KEY in outputs:
             pending = outputs[PAUSED_KEY]
             if _static(pending):  # LangGraph's invoke gives a static interrupt's state only
                 return dict(state)
-            if asked(pending) and self.store is not None:  # with the step's finished calls
+            if self._reads(outputs) and history is None:
                 from actloop.checkpoint import read_thread
 
+                assert self.store is not None
                 history = read_thread(self.store, self.run_id)
-                state = state if history is None else paused_values(self.spec, history)
+            if history is not None:
+                state = paused_values(self.spec, history)
             return {**state, "__interrupt__": self.interrupts(pending, state)}
         return outputs
+
+    async def aoutputs(self, outputs: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+        """Async `outputs` (the thread read with the store's async API)."""
+        history = None
+        if self._reads(outputs):
+            from actloop.checkpoint import aread_thread
+
+            assert self.store is not None
+            history = await aread_thread(self.store, self.run_id)
+        return self.outputs(outputs, state, history)
+
+    def _reads(self, outputs: dict[str, Any]) -> bool:
+        """Whether the outputs are a pause on interrupts, whose state the store holds."""
+        pending = outputs.get(PAUSED_KEY) if outputs.get("status") == "paused" else None
+        return bool(pending) and bool(asked(pending)) and self.store is not None
 
     def interrupts(self, pending: list[dict[str, Any]], state: Any) -> list[Interrupt]:
         """The interrupts of a run paused on `pending` calls: tools' `interrupt()`s, then the

@@ -239,7 +239,7 @@ class CompiledAgent:
         if turn is not None:
             turn.begin(await _threads.alatest(self.checkpointer, turn.thread))
         call = self._start(input, config, context, turn)
-        return self._finish(await call.invoke_async(), turn, call.run)
+        return await self._afinish(await call.invoke_async(), turn, call.run)
 
     def _turn(self, config: dict[str, Any] | None) -> _threads.Turn | None:
         """The thread turn this run is, when it has a checkpointer and a thread id."""
@@ -272,6 +272,15 @@ class CompiledAgent:
         if run.refused is not None:  # an answer an interrupt's schema refused
             raise run.refused
         outputs = outputs if turn is None else turn.outputs(outputs, run.state)
+        return run.public(outputs)
+
+    async def _afinish(
+        self, outputs: dict[str, Any], turn: _threads.Turn | None, run: GraphRun
+    ) -> dict[str, Any]:
+        """Async `_finish` (a pause's state read with the store's async API)."""
+        if run.refused is not None:
+            raise run.refused
+        outputs = outputs if turn is None else await turn.aoutputs(outputs, run.state)
         return run.public(outputs)
 
     def get_state(self, config: dict[str, Any]) -> StateSnapshot:
@@ -369,7 +378,7 @@ class CompiledAgent:
 
         async def work() -> None:
             try:
-                outputs = self._finish(await call.invoke_async(), turn, call.run)
+                outputs = await self._afinish(await call.invoke_async(), turn, call.run)
                 loop.call_soon(chunks.put_nowait, (_DONE, outputs))  # after the chunks queued
             except BaseException as exc:
                 loop.call_soon(chunks.put_nowait, (_DONE, exc))
@@ -408,7 +417,7 @@ class CompiledAgent:
                 turn.begin(await _threads.alatest(self.checkpointer, turn.thread))
             call = self._start(input, run_config, context, turn)
             call.run.sink = sink
-            outputs = self._finish(await call.invoke_async(), turn, call.run)
+            outputs = await self._afinish(await call.invoke_async(), turn, call.run)
             for chunk in _ending(outputs, ("updates",), True, call.run.paused):
                 sink("updates", chunk)
             private = self.spec.private  # LangGraph's graph run ends with every state key
