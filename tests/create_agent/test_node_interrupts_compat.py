@@ -271,3 +271,43 @@ def test_a_reviewers_edit_holds_when_the_tools_step_fails_and_resumes(tmp_path: 
     assert finals[1] == finals[0]
     assert runs["al"] == runs["lc"] == ["bob", "bob"]
     assert '"to": "bob"' in finals[1]["messages"][2]["content"]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"interrupt_before": ["tools"]},
+        {"interrupt_after": ["model"]},
+        {"interrupt_after": ["tools"]},
+    ],
+    ids=["before-tools", "after-model", "after-tools"],
+)
+def test_static_interrupts_beside_human_in_the_loop(tmp_path: Path, kwargs: dict[str, Any]) -> None:
+    """Each pause (the reviewer's and the static one) comes where LangGraph's does."""
+    lc = lc_create_agent(
+        lc_model(REPLIES),
+        [lc_tool(add)],
+        middleware=[lc_mw.HumanInTheLoopMiddleware({"add": True})],
+        checkpointer=InMemorySaver(),
+        **kwargs,
+    )
+    al = create_agent(
+        al_model(REPLIES),
+        [al_tool(add)],
+        middleware=[al_mw.HumanInTheLoopMiddleware({"add": True})],
+        checkpointer=SqliteCheckpointer(tmp_path / "runs.db"),
+        **kwargs,
+    )
+    seen: list[list[Any]] = []
+    for agent in (lc, al):
+        command = lg_types.Command if _side(agent) == 0 else al_types.Command
+        out = agent.invoke({"messages": [human("hi")[_side(agent)]]}, CONFIG)
+        steps = [(_shown(out), agent.get_state(CONFIG).next)]
+        while agent.get_state(CONFIG).next:
+            approve = command(resume={"decisions": [{"type": "approve"}]})
+            out = agent.invoke(approve if agent.get_state(CONFIG).interrupts else None, CONFIG)
+            steps.append((_shown(out), agent.get_state(CONFIG).next))
+            assert len(steps) < 6
+        seen.append(steps)
+    assert seen[1] == seen[0]
+    assert len(seen[1]) >= 3  # the reviewer's pause and the static one

@@ -29,7 +29,6 @@ from actloop.agents._state import add_messages
 from actloop.agents._structured import StructuredOutput
 from actloop.agents._threads import StateSnapshot
 from actloop.agents._tool_node import ToolNode
-from actloop.agents.middleware.human_in_the_loop import paused_node
 from actloop.agents.middleware.types import AgentMiddleware, Runtime, overrides
 from actloop.agents.middleware.types import can_jump_to as _get_can_jump_to
 from actloop.messages import SystemMessage
@@ -161,10 +160,6 @@ def create_agent(
         interrupt_after=_interrupts.validated(interrupt_after, middleware),
         state_schema=state_schema,
     )
-    if (spec.interrupt_before or spec.interrupt_after) and paused_node(spec) is not None:
-        raise NotImplementedError(
-            "interrupt_before/interrupt_after beside HumanInTheLoopMiddleware are not supported"
-        )
     return CompiledAgent(spec, checkpointer, store, max_execution_time, name or "LangGraph")
 
 
