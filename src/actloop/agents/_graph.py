@@ -10,9 +10,11 @@ finish. An Act effect runs `ToolNode`s (`_tool_node`): each wraps one tool with 
 chain and returns LangGraph's `ToolMessage` (or a middleware's `Command`).
 
 The routing is written once as a generator of effects (`_Route.visit`: node hooks and model
-calls); `plan` and `aplan` only carry those effects out, sync or async. Nodes are counted as
-LangGraph counts super-steps, so `recursion_limit` stops a run at the same node with the same
-error text.
+calls); `plan` and `aplan` only carry those effects out, sync or async. A node effect that calls
+`interrupt()` is thrown back into the route, which knows the node: a durable run's plan is then
+a `NodePause` call there, and the plan after its answer runs that node again (`_interrupts`).
+Nodes are counted as LangGraph counts super-steps, so `recursion_limit` stops a run at the same
+node with the same error text.
 """
 
 from __future__ import annotations
@@ -31,7 +33,15 @@ from actloop.agents._compose import (
     node_updates,
 )
 from actloop.agents._events import NodeRun, agent_metadata, in_node, left_node, node_metadata
-from actloop.agents._interrupts import PAUSE_TOOL, is_pause
+from actloop.agents._interrupts import (
+    NODE_TOOL,
+    PAUSE_TOOL,
+    SCRATCH,
+    Interrupted,
+    Scratch,
+    ToolInterrupt,
+    is_pause,
+)
 from actloop.agents._state import (
     add_messages,
     apply_update,
@@ -44,7 +54,7 @@ from actloop.agents._state import (
     turns,
 )
 from actloop.agents._structured import StructuredOutput, saved
-from actloop.agents._tool_node import DYNAMIC_TOOL, INVALID_TOOL
+from actloop.agents._tool_node import DYNAMIC_TOOL, EDIT_KEY, EDITS_KEY, INVALID_TOOL
 from actloop.agents.middleware.types import (
     AgentMiddleware,
     ModelRequest,
@@ -54,7 +64,13 @@ from actloop.agents.middleware.types import (
     omitted_keys,
     overrides,
 )
-from actloop.agents.types import RECURSION_MESSAGE, Command, GraphRecursionError
+from actloop.agents.types import (
+    RECURSION_MESSAGE,
+    Command,
+    GraphInterrupt,
+    GraphRecursionError,
+    Interrupt,
+)
 from actloop.executor import BaseMultiActionAgent
 from actloop.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from actloop.steps import AgentFinish, ToolAgentAction
@@ -87,6 +103,9 @@ Option 2: Handle dynamic tools in middleware (for tools created at runtime)
                 return handler(request.override(tool=my_dynamic_tool))
             return handler(request)
 """.strip()
+
+INTERRUPTS = "__interrupt__"
+"""The state key of a run's interrupts (LangGraph's)."""
 
 Effect = tuple[str, Any, Any]
 """("node", middleware, hook name) or ("model", request, None)."""
@@ -168,6 +187,16 @@ class GraphRun(BaseMultiActionAgent):
         """The loop's callbacks for this plan: node runs open on them (`_events.NodeRun`)."""
         self.node: NodeRun | None = None
         """The node run open now (None when no handler listens)."""
+        self.resume_at: tuple[str, list[Any]] | None = None
+        """The node a resumed node pause runs again (`"{hook}:{index}"`, `"model_node"`), and
+        the resume values its `interrupt()`s return."""
+        self.scratch: Scratch | None = None
+        """The scratch of the node effect about to run (its resume values)."""
+        self.refused: Exception | None = None
+        """A resume value an `interrupt()`'s `response_schema` refused: `invoke` raises it
+        (the run paused on the same interrupt again, so it can be answered again)."""
+        self.interrupts: list[Interrupt] = []
+        """Interrupts of tool calls in a run that cannot pause (it ends with them)."""
         self.pushed: dict[str, int] = {}
         self.streamed: set[str | None] = set()
         """Ids of the messages models streamed (stream_mode "messages" shows each once)."""
@@ -193,16 +222,21 @@ class GraphRun(BaseMultiActionAgent):
         self.callbacks = callbacks
         route = self._route(intermediate_steps, kwargs)
         result: Any = None
+        error: GraphInterrupt | None = None
         try:
             while True:
-                kind, target, hook = route.send(result)
-                inside = in_node(self.node)
+                kind, target, hook = route.send(result) if error is None else route.throw(error)
+                error = None
+                inside, scratch = in_node(self.node), SCRATCH.set(self.scratch)
                 try:
                     if kind == "node":
                         result = getattr(target, hook)(self.state, self.runtime)
                     else:
                         result = self._call_model(target, self._inner(callbacks))
+                except GraphInterrupt as exc:  # the node pauses: the route knows where
+                    error = exc
                 finally:
+                    SCRATCH.reset(scratch)
                     left_node(inside)
         except StopIteration as done:
             return done.value
@@ -217,16 +251,21 @@ class GraphRun(BaseMultiActionAgent):
         self.callbacks = callbacks
         route = self._route(intermediate_steps, kwargs)
         result: Any = None
+        error: GraphInterrupt | None = None
         try:
             while True:
-                kind, target, hook = route.send(result)
-                inside = in_node(self.node)
+                kind, target, hook = route.send(result) if error is None else route.throw(error)
+                error = None
+                inside, scratch = in_node(self.node), SCRATCH.set(self.scratch)
                 try:
                     if kind == "node":
                         result = await self._anode(target, hook)
                     else:
                         result = await self._acall_model(target, self._inner(callbacks))
+                except GraphInterrupt as exc:  # the node pauses: the route knows where
+                    error = exc
                 finally:
+                    SCRATCH.reset(scratch)
                     left_node(inside)
         except StopIteration as done:
             return done.value
@@ -292,7 +331,9 @@ class GraphRun(BaseMultiActionAgent):
         for turn in turns(new):
             if replayed:
                 self._restore(turn[0][0].message_log)
-            calls = [(a, command_of(o)) for a, o in turn if not is_pause(a)]
+            calls = [
+                (a, command_of(o)) for a, o in turn if not is_pause(a) and not self._stopped(o)
+            ]
             # LangChain answers rejected calls in after_model, before the tools node runs the rest
             rejected = [s for s in calls if self._rejected(*s)]
             for action, observation in [*rejected, *(s for s in calls if s not in rejected)]:
@@ -307,6 +348,14 @@ class GraphRun(BaseMultiActionAgent):
             self.emit("values", self.public(dict(self.state)))
         self.mark = len(self.state["messages"])
         return answered
+
+    def _stopped(self, observation: Any) -> bool:
+        """Whether a call interrupted in a run that cannot pause (its interrupts are kept: the
+        run ends with them)."""
+        if not isinstance(observation, Interrupted):
+            return False
+        self.interrupts.extend(observation.interrupts)
+        return True
 
     def replay(
         self, steps: list[tuple[Any, Any]], inputs: dict[str, Any], waiting: list[Any]
@@ -412,7 +461,13 @@ class GraphRun(BaseMultiActionAgent):
         first = not self.started and not steps  # a resumed run goes on after its tools
         self._absorb(steps, inputs)  # the tools node was counted when its calls were planned
         self.skip_at = steps[-1][0].tool_input["to"] if steps and is_pause(steps[-1][0]) else None
+        if steps and steps[-1][0].tool == NODE_TOOL:  # a node that interrupted runs again
+            self.resume_at, self.skip_at = (self.skip_at or "", list(steps[-1][1])), None
+        if self.interrupts:  # LangGraph without a checkpointer: the state, then its interrupts
+            return AgentFinish({**self._finished().return_values, INTERRUPTS: self.interrupts}, "")
         try:
+            if self.resume_at is not None:
+                return (yield from self._resumed(self.resume_at[0]))
             if self.skip_at is not None:
                 to = self.skip_at
             elif first:
@@ -425,9 +480,53 @@ class GraphRun(BaseMultiActionAgent):
         except _Paused as pause:
             return pause.output
 
-    def _from(self, to: str) -> Generator[Effect, Any, Any]:
+    def _resumed(self, at: str) -> Generator[Effect, Any, Any]:
+        """Go on from the node a node pause waits in (`at`): that node again, then on."""
+        hook, _, index = at.partition(":")
+        hooks = self.spec.hooks
+        if hook == "model_node":
+            return (yield from self._from("model_node"))
+        if hook == "after_agent":
+            return (yield from self._from("end", int(index)))
+        ordered = hooks[hook][::-1] if hook == "after_model" else hooks[hook]
+        to = yield from self._nodes(hook, ordered, start=int(index))
+        if to is None:
+            then = {"before_agent": "model", "before_model": "model_node"}
+            to = then[hook] if hook in then else self._after_model_route()
+        return (yield from self._from(to))
+
+    def _scratch_for(self, at: str) -> Scratch:
+        """The scratch of node `at`: the resume values of a resumed node pause there."""
+        resumes: list[Any] = []
+        if self.resume_at is not None and self.resume_at[0] == at:
+            resumes, self.resume_at = self.resume_at[1], None
+        return Scratch(resumes, self.durable, at)
+
+    def _interrupted(self, exc: GraphInterrupt, at: str) -> _Paused:
+        """Node `at` interrupted: a durable run pauses on a `NodePause` call (the messages the
+        plan added in its log); any other ends with the state and its interrupts."""
+        node, self.node = self.node, None
+        if node is not None:
+            node.error(exc)
+        if not self.durable or not isinstance(exc, ToolInterrupt):
+            return _Paused(
+                AgentFinish({**self._finished().return_values, INTERRUPTS: exc.interrupts}, "")
+            )
+        messages = self.state["messages"][self.mark :]
+        found = exc.interrupts[0]
+        pause = {
+            "to": at,
+            "value": found.value,
+            "resumes": exc.state["resumes"],
+            "schema": found.response_schema,
+        }
+        call_id = f"{NODE_TOOL}:{self.absorbed}"
+        return _Paused([ToolAgentAction(NODE_TOOL, pause, "", messages, call_id)])
+
+    def _from(self, to: str, agent_start: int = 0) -> Generator[Effect, Any, Any]:
         """Run the model side from `to` ("model": its before_model hooks; "model_node";
-        "after_model": its hooks), then the tool calls to make, or the after_agent hooks."""
+        "after_model": its hooks), then the tool calls to make, or the after_agent hooks
+        (from the `agent_start`-th)."""
         hooks = self.spec.hooks
         while to in ("model", "model_node", "after_model"):
             if to == "model":
@@ -448,9 +547,21 @@ class GraphRun(BaseMultiActionAgent):
             self.pushed = {c["id"]: i for i, c in enumerate(pending)}
             last = self._last_ai()
             assert last is not None
-            return [ToolAgentAction(self._runner(c), c, "", [last], c["id"]) for c in pending]
-        yield from self._nodes("after_agent", hooks["after_agent"][::-1], jumps=False)
+            return [
+                ToolAgentAction(self._runner(c), self._with_edit(c), "", [last], c["id"])
+                for c in pending
+            ]
+        after = hooks["after_agent"][::-1]
+        yield from self._nodes("after_agent", after, jumps=False, start=agent_start)
         return self._finished()
+
+    def _with_edit(self, call: dict[str, Any]) -> dict[str, Any]:
+        """The call as planned: with a reviewer's edit of it (HITL's state key), so the journal
+        keeps the edit and a resumed run, which rebuilds the state from messages, runs it."""
+        edits: dict[str, Any] = self.state.get(EDITS_KEY) or {}
+        if call["id"] not in edits:
+            return call
+        return {**call, EDIT_KEY: edits[call["id"]]}
 
     def _runner(self, call: dict[str, Any]) -> str:
         """The loop's tool for `call`: its own, or, for a tool `create_agent` was not given
@@ -498,7 +609,11 @@ class GraphRun(BaseMultiActionAgent):
             state=self.state,
             runtime=self.runtime,
         )
-        composed: ComposedResponse = yield ("model", request, None)
+        self.scratch = self._scratch_for("model_node")
+        try:
+            composed: ComposedResponse = yield ("model", request, None)
+        except GraphInterrupt as exc:
+            raise self._interrupted(exc, "model_node") from None
         response = composed.model_response
         update: dict[str, Any] = {"messages": response.result}
         if response.structured_response is not None or self.spec.structured.active:
@@ -534,13 +649,20 @@ class GraphRun(BaseMultiActionAgent):
         return state
 
     def _nodes(
-        self, hook: str, middleware: list[AgentMiddleware], *, jumps: bool = True
+        self, hook: str, middleware: list[AgentMiddleware], *, jumps: bool = True, start: int = 0
     ) -> Generator[Effect, Any, str | None]:
-        """Run `hook` of each middleware as a node; the destination of a declared jump."""
-        for m in middleware:
+        """Run `hook` of each middleware (from the `start`-th) as a node; the destination of a
+        declared jump. A node's `interrupt()` pauses the run there (`_interrupted`)."""
+        for index, m in enumerate(middleware):
+            if index < start:
+                continue
             self._step()
             self._open(m.name, hook)
-            result = yield ("node", m, hook)
+            self.scratch = self._scratch_for(f"{hook}:{index}")
+            try:
+                result = yield ("node", m, hook)
+            except GraphInterrupt as exc:
+                raise self._interrupted(exc, f"{hook}:{index}") from None
             self._close(result)
             self._messages(f"{m.name}.{hook}", result)
             apply_update(self.state, result)
@@ -574,6 +696,13 @@ class GraphRun(BaseMultiActionAgent):
             return False
         tools = self.spec.tools
         ran = ran_tools(steps)  # a reviewer's edit may have run another tool than the call's
+        ran.update(  # LangChain's rule: the tool a result names (a middleware's redirect)
+            {
+                m.tool_call_id: m.name
+                for m in self._after_last_ai()
+                if isinstance(m, ToolMessage) and m.name in tools
+            }
+        )
         names = [n for c in last.tool_calls if (n := ran.get(c.get("id"), c["name"])) in tools]
         return bool(names) and all(tools[n].return_direct for n in names)
 

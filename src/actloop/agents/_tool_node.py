@@ -4,11 +4,13 @@ injected arguments)."""
 
 from __future__ import annotations
 
+import random
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from actloop.agents._events import NodeRun
+from actloop.agents._interrupts import awith_scratch, with_scratch
 from actloop.agents._state import journaled
 from actloop.agents.middleware.types import (
     AgentMiddleware,
@@ -24,7 +26,13 @@ from actloop.tools._validate import InvalidArguments
 if TYPE_CHECKING:
     from actloop.agents._graph import GraphRun
 
-__all__ = ["DYNAMIC_TOOL", "INVALID_TOOL", "ToolNode"]
+EDITS_KEY = "hitl_edited_tool_calls"
+"""HumanInTheLoopMiddleware's state key: the reviewer's edits by tool call id (LangChain's)."""
+EDIT_KEY = "__hitl_edit__"
+"""A planned call's key holding its reviewer's edit (`GraphRun._with_edit`): the journal keeps
+it, and a resumed run's `ToolNode` puts it back in the state (`_restored`)."""
+
+__all__ = ["DYNAMIC_TOOL", "EDITS_KEY", "EDIT_KEY", "INVALID_TOOL", "ToolNode"]
 
 INVALID_TOOL = "Error: {requested_tool} is not a valid tool, try one of [{available_tools}]."
 INVOCATION_ERROR = (
@@ -78,11 +86,7 @@ class ToolNode:
         self.tool = tool
         self.name: str = DYNAMIC_TOOL if tool is None else tool.name
         self.owner = run
-        from actloop.agents.middleware.human_in_the_loop import gated
-
-        self.requires_approval: bool = bool(getattr(tool, "requires_approval", False)) or gated(
-            run.spec, self.name
-        )
+        self.requires_approval: bool = bool(getattr(tool, "requires_approval", False))
         self.idempotent: bool = bool(getattr(tool, "idempotent", True))
 
     def _request(self, call: dict[str, Any]) -> ToolCallRequest:
@@ -95,6 +99,7 @@ class ToolNode:
             call.get("id"),
             runtime.store,
         )
+        tool_runtime.tools = list(run.spec.tools.values())  # type: ignore[attr-defined]
         return ToolCallRequest(call, self._tool_of(call), run.state, tool_runtime)
 
     def _tool_of(self, call: dict[str, Any]) -> Any:
@@ -111,6 +116,7 @@ class ToolNode:
         return ToolMessage(text, tool_call_id=call["id"], name=call["name"], status="error")
 
     def run(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
+        _restored(self.owner, tool_input)
         call, edited = _unedited(tool_input)
         node = self._node(call, kwargs)
 
@@ -128,7 +134,8 @@ class ToolNode:
         for m in reversed(self.owner.spec.tool_wrappers):
             handler = _wrap_sync(m, "wrap_tool_call", handler)
         try:
-            result = self._edited(handler(self._request(call)), edited)
+            result = with_scratch(call["id"], lambda: handler(self._request(call)), self.owner)
+            result = self._edited(result, edited)
         except BaseException as exc:
             if node is not None:
                 node.error(exc)
@@ -153,6 +160,7 @@ class ToolNode:
         return edited_result(self.owner.spec, result, edited)
 
     async def arun(self, tool_input: dict[str, Any], **kwargs: Any) -> Any:
+        _restored(self.owner, tool_input)
         call, edited = _unedited(tool_input)
         node = self._node(call, kwargs)
 
@@ -170,7 +178,10 @@ class ToolNode:
         for m in reversed(self.owner.spec.tool_wrappers):
             handler = _wrap_async(m, "wrap_tool_call", handler)
         try:
-            result = self._edited(await handler(self._request(call)), edited)
+            result = await awith_scratch(
+                call["id"], lambda: handler(self._request(call)), self.owner
+            )
+            result = self._edited(result, edited)
         except BaseException as exc:
             if node is not None:
                 node.error(exc)
@@ -180,11 +191,14 @@ class ToolNode:
 
 def _ended(node: NodeRun | None, result: Any) -> Any:
     """End the tools node's run with its output: a tool's message (with the id the state gives
-    it: a journal's copy keeps it) as an update, a `Command` as it is."""
+    it: a journal's copy keeps it, so a paused turn's state shows the id it ends with) as an
+    update, a `Command` as it is."""
+    if isinstance(result, ToolMessage) and not result.id:
+        # a uuid4 from `random` (os.urandom would let a sibling call's thread run first here)
+        result.id = str(uuid.UUID(int=random.getrandbits(128), version=4))
     if node is None:
         return result
     if isinstance(result, ToolMessage):
-        result.id = result.id or str(uuid.uuid4())  # the id the state gives it, shown already
         node.end({"messages": [result]})
     else:
         node.end([result])
@@ -192,11 +206,21 @@ def _ended(node: NodeRun | None, result: Any) -> Any:
 
 
 def _unedited(tool_input: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """The call to run and, for a reviewer's edit, what the reviewer sent."""
-    if "edited" not in tool_input:
+    """The call to run and, for a reviewer's edit, what the reviewer sent (an approval's
+    `edited`; a HITL edit the plan carries goes back in the state, see `_restored`)."""
+    if "edited" not in tool_input and EDIT_KEY not in tool_input:
         return tool_input, None
-    call = {k: v for k, v in tool_input.items() if k != "edited"}
-    return call, tool_input["edited"]
+    call = {k: v for k, v in tool_input.items() if k not in ("edited", EDIT_KEY)}
+    return call, tool_input.get("edited")
+
+
+def _restored(run: GraphRun, tool_input: dict[str, Any]) -> None:
+    """Put the reviewer's edit a planned call carries back in the state, where
+    `HumanInTheLoopMiddleware.wrap_tool_call` reads it (a resumed run's state lacks it)."""
+    if EDIT_KEY in tool_input:
+        edits: dict[str, Any] = run.state.get(EDITS_KEY) or {}
+        if tool_input["id"] not in edits:
+            run.state[EDITS_KEY] = {**edits, tool_input["id"]: tool_input[EDIT_KEY]}
 
 
 def _tool_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -29,7 +29,6 @@ from actloop.agents._state import add_messages
 from actloop.agents._structured import StructuredOutput
 from actloop.agents._threads import StateSnapshot
 from actloop.agents._tool_node import ToolNode
-from actloop.agents.middleware.human_in_the_loop import paused_node
 from actloop.agents.middleware.types import AgentMiddleware, Runtime, overrides
 from actloop.agents.middleware.types import can_jump_to as _get_can_jump_to
 from actloop.messages import SystemMessage
@@ -161,10 +160,6 @@ def create_agent(
         interrupt_after=_interrupts.validated(interrupt_after, middleware),
         state_schema=state_schema,
     )
-    if (spec.interrupt_before or spec.interrupt_after) and paused_node(spec) is not None:
-        raise NotImplementedError(
-            "interrupt_before/interrupt_after beside HumanInTheLoopMiddleware are not supported"
-        )
     return CompiledAgent(spec, checkpointer, store, max_execution_time, name or "LangGraph")
 
 
@@ -203,6 +198,8 @@ class CompiledAgent:
             tools.append(ToolNode(None, run))
         if durable and (self.spec.interrupt_before or self.spec.interrupt_after):
             tools.append(_interrupts.PauseNode())
+        if durable:  # a node's interrupt() pauses on it
+            tools.append(_interrupts.NodePause())
         executor = AgentExecutor(
             agent=run,
             tools=tools,
@@ -237,7 +234,7 @@ class CompiledAgent:
         if turn is not None:
             turn.begin(await _threads.alatest(self.checkpointer, turn.thread))
         call = self._start(input, config, context, turn)
-        return self._finish(await call.invoke_async(), turn, call.run)
+        return await self._afinish(await call.invoke_async(), turn, call.run)
 
     def _turn(self, config: dict[str, Any] | None) -> _threads.Turn | None:
         """The thread turn this run is, when it has a checkpointer and a thread id."""
@@ -245,7 +242,7 @@ class CompiledAgent:
         thread: Any = configurable.get("thread_id")
         if self.checkpointer is None or thread is None:
             return None
-        return _threads.Turn(str(thread), self.spec)
+        return _threads.Turn(str(thread), self.spec, self.checkpointer)
 
     def _start(
         self, input: Any, config: dict[str, Any] | None, context: Any, turn: _threads.Turn | None
@@ -267,7 +264,18 @@ class CompiledAgent:
     def _finish(
         self, outputs: dict[str, Any], turn: _threads.Turn | None, run: GraphRun
     ) -> dict[str, Any]:
+        if run.refused is not None:  # an answer an interrupt's schema refused
+            raise run.refused
         outputs = outputs if turn is None else turn.outputs(outputs, run.state)
+        return run.public(outputs)
+
+    async def _afinish(
+        self, outputs: dict[str, Any], turn: _threads.Turn | None, run: GraphRun
+    ) -> dict[str, Any]:
+        """Async `_finish` (a pause's state read with the store's async API)."""
+        if run.refused is not None:
+            raise run.refused
+        outputs = outputs if turn is None else await turn.aoutputs(outputs, run.state)
         return run.public(outputs)
 
     def get_state(self, config: dict[str, Any]) -> StateSnapshot:
@@ -371,7 +379,7 @@ class CompiledAgent:
 
         async def work() -> None:
             try:
-                outputs = self._finish(await call.invoke_async(), turn, call.run)
+                outputs = await self._afinish(await call.invoke_async(), turn, call.run)
                 loop.call_soon(chunks.put_nowait, (_DONE, outputs))  # after the chunks queued
             except BaseException as exc:
                 loop.call_soon(chunks.put_nowait, (_DONE, exc))
@@ -410,7 +418,7 @@ class CompiledAgent:
                 turn.begin(await _threads.alatest(self.checkpointer, turn.thread))
             call = self._start(input, run_config, context, turn)
             call.run.sink = sink
-            outputs = self._finish(await call.invoke_async(), turn, call.run)
+            outputs = await self._afinish(await call.invoke_async(), turn, call.run)
             for chunk in _ending(outputs, ("updates",), True, call.run.paused):
                 sink("updates", chunk)
             private = self.spec.private  # LangGraph's graph run ends with every state key

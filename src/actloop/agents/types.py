@@ -73,6 +73,8 @@ class Interrupt:
 
     value: Any
     id: str = field(default="")
+    response_schema: Any = field(default=None, kw_only=True)
+    """The schema of the value expected on resume, if the graph gave one (LangGraph's field)."""
 
 
 class GraphInterrupt(Exception):
@@ -83,7 +85,16 @@ class GraphInterrupt(Exception):
         self.interrupts = list(interrupts)
 
 
-def interrupt(value: Any) -> Any:
-    """Pause the run with `value` for a person. Only `HumanInTheLoopMiddleware` pauses runs in
-    this version (on actloop's durable approvals); elsewhere this raises `GraphInterrupt`."""
-    raise GraphInterrupt([Interrupt(value)])
+def interrupt(value: Any, *, response_schema: Any = None) -> Any:
+    """Pause the run with `value` for a person; on resume, return what the person sent.
+
+    Called in a tool (or its `wrap_tool_call`) of a `create_agent` agent with a checkpointer
+    and a `thread_id`, the durable run journals the question and pauses; `invoke(Command(
+    resume=...), config)` runs the call again and this returns the resume value (the n-th
+    `interrupt()` of the call returns the n-th value, as in LangGraph). Without a durable run
+    the run ends with `__interrupt__` in its state, as LangGraph's does without a checkpointer.
+    `response_schema` (a type pydantic knows) is shown on the `Interrupt` as its JSON schema,
+    and the resume value is checked against it (pydantic's `ValidationError`)."""
+    from actloop.agents._interrupts import interrupted
+
+    return interrupted(value, response_schema)

@@ -10,7 +10,7 @@ from actloop.agents.factory import create_agent
 from actloop.agents.middleware._retry import calculate_delay
 from actloop.agents.middleware.tool_retry import ToolRetryMiddleware
 from actloop.agents.middleware.types import ToolCallRequest, wrap_tool_call
-from actloop.agents.types import Command
+from actloop.agents.types import Command, interrupt
 from actloop.checkpoint.memory import InMemorySaver
 from actloop.messages import HumanMessage, ToolCall, ToolMessage
 from actloop.tools import tool
@@ -27,6 +27,13 @@ def failing_tool(value: str) -> str:
     """Tool that always fails."""
     msg = f"Failed: {value}"
     raise ValueError(msg)
+
+
+@tool
+def interrupting_tool(value: str) -> str:
+    """Tool that pauses for human input."""
+    answer = interrupt(f"Approve {value}?")
+    return f"Human said: {answer}"
 
 
 class TemporaryFailureTool:
@@ -902,3 +909,75 @@ def test_tool_retry_deprecated_return_message_behavior() -> None:
     assert "3 attempts" in tool_messages[0].content
     assert "ValueError" in tool_messages[0].content
     assert tool_messages[0].status == "error"
+
+
+def test_tool_retry_does_not_swallow_interrupt() -> None:
+    """A tool that calls interrupt() must surface the interrupt, not retry it."""
+    model = FakeToolCallingModel(
+        tool_calls=[
+            [ToolCall(name="interrupting_tool", args={"value": "test"}, id="1")],
+            [],
+        ]
+    )
+
+    agent = create_agent(
+        model=model,
+        tools=[interrupting_tool],
+        middleware=[ToolRetryMiddleware(max_retries=2, initial_delay=0.01, jitter=False)],
+        checkpointer=InMemorySaver(),
+    )
+
+    result = agent.invoke(
+        {"messages": [HumanMessage("Use interrupting tool")]},
+        {"configurable": {"thread_id": "test"}},
+    )
+
+    # The interrupt must bubble up, not be retried and swallowed into an error message.
+    assert "__interrupt__" in result
+    assert [m for m in result["messages"] if isinstance(m, ToolMessage)] == []
+
+    # Resuming completes normally.
+    final = agent.invoke(Command(resume="approved"), {"configurable": {"thread_id": "test"}})
+    assert "__interrupt__" not in final
+    tool_messages = [m for m in final["messages"] if isinstance(m, ToolMessage)]
+    assert len(tool_messages) == 1
+    assert "Human said: approved" in tool_messages[0].content
+
+
+def test_tool_retry_parallel_interrupt_with_successful_sibling() -> None:
+    """In a parallel batch, one tool's interrupt bubbles up while a sibling succeeds."""
+    model = FakeToolCallingModel(
+        tool_calls=[
+            [
+                ToolCall(name="interrupting_tool", args={"value": "a"}, id="1"),
+                ToolCall(name="working_tool", args={"value": "b"}, id="2"),
+            ],
+            [],
+        ]
+    )
+
+    agent = create_agent(
+        model=model,
+        tools=[interrupting_tool, working_tool],
+        middleware=[ToolRetryMiddleware(max_retries=2, initial_delay=0.01, jitter=False)],
+        checkpointer=InMemorySaver(),
+    )
+
+    result = agent.invoke(
+        {"messages": [HumanMessage("Use both tools")]},
+        {"configurable": {"thread_id": "test"}},
+    )
+
+    # The interrupt bubbles up; the sibling still executes and is checkpointed.
+    assert "__interrupt__" in result
+    tool_messages = {m.tool_call_id: m for m in result["messages"] if isinstance(m, ToolMessage)}
+    assert "1" not in tool_messages  # interrupted tool has no result yet
+    assert tool_messages["2"].content == "Success: b"
+    assert tool_messages["2"].status != "error"
+
+    # Resuming completes the interrupted tool without re-running the sibling.
+    final = agent.invoke(Command(resume="approved"), {"configurable": {"thread_id": "test"}})
+    assert "__interrupt__" not in final
+    final_messages = {m.tool_call_id: m for m in final["messages"] if isinstance(m, ToolMessage)}
+    assert final_messages["1"].content == "Human said: approved"
+    assert final_messages["2"].content == "Success: b"
