@@ -30,13 +30,13 @@ CALLS: list[dict[str, Any]] = [
     {"command": "printf 'mail user@example.com\\n'"},
     {"restart": True},
     {"command": "pwd; echo ${NAME:-unset}"},
-    {"command": "sleep 1"},
+    {"command": "sleep 4"},
     {"command": "echo after"},
 ]
 
 
 def middleware(mw: Any, ws: Path) -> list[Any]:
-    policy = mw.HostExecutionPolicy(command_timeout=0.5, max_output_lines=5)
+    policy = mw.HostExecutionPolicy(command_timeout=2.0, max_output_lines=5)  # slack under load
     rule = mw.RedactionRule(pii_type="email", strategy="redact")
     return [
         mw.ShellToolMiddleware(
@@ -72,7 +72,12 @@ async def test_shell_answers_equal_langchains(tmp_path: Path, use_async: bool) -
         replies, lambda mw: middleware(mw, ws), ask("go"), use_async=use_async, tools=[]
     )
     join_langchain_readers()
-    assert al == lc
+    # LangChain counts a stderr line in its artifact only if its stderr reader thread got the
+    # line before the stdout thread read the done marker (a race: 0 or 1 line): those two
+    # counts of the stderr call are checked on actloop's side alone, the rest equals LangChain's
+    counts = _stderr_counts(al)
+    assert counts and counts == [(1, 5)] * len(counts)
+    assert _without_stderr_counts(al) == _without_stderr_counts(lc)
     answers = [(m["content"], m["status"]) for m in al[0]["messages"] if m["type"] == "tool"]
     assert answers == [
         (f"{ws}/sub\n", "success"),
@@ -85,10 +90,40 @@ async def test_shell_answers_equal_langchains(tmp_path: Path, use_async: bool) -
         ("mail [REDACTED_EMAIL]\n", "success"),
         ("Shell session restarted.", "success"),
         (f"{ws}\nunset\n", "success"),
-        ("Error: Command timed out after 0.5 seconds.", "error"),
+        ("Error: Command timed out after 2.0 seconds.", "error"),
         ("after\n", "success"),
     ]
     assert (ws / "done.txt").exists()
+
+
+STDERR_CALL = f"c{CALLS.index({'command': 'echo oops >&2'})}"
+
+
+def _stderr_counts(value: Any) -> list[tuple[int, int]]:
+    """(total_lines, total_bytes) of every copy of the stderr call's tool message in `value`."""
+    if isinstance(value, dict):
+        item: dict[str, Any] = value
+        if item.get("tool_call_id") == STDERR_CALL and isinstance(item.get("artifact"), dict):
+            return [(item["artifact"]["total_lines"], item["artifact"]["total_bytes"])]
+        return [c for v in item.values() for c in _stderr_counts(v)]
+    if isinstance(value, (list, tuple)):
+        return [c for v in value for c in _stderr_counts(v)]
+    return []
+
+
+def _without_stderr_counts(value: Any) -> Any:
+    """`value` with the stderr call's artifact line and byte counts left out."""
+    if isinstance(value, dict):
+        item: dict[str, Any] = value
+        out = {k: _without_stderr_counts(v) for k, v in item.items()}
+        if item.get("tool_call_id") == STDERR_CALL and isinstance(item.get("artifact"), dict):
+            out["artifact"] = {
+                k: v for k, v in item["artifact"].items() if k not in ("total_lines", "total_bytes")
+            }
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_without_stderr_counts(v) for v in value]
+    return value
 
 
 def children() -> list[psutil.Process]:
