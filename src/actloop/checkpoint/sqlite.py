@@ -74,6 +74,16 @@ _RUN_COLUMNS = "r.thread_id, status, inputs, fingerprint, output, pending, error
 _T = TypeVar("_T")
 
 
+def _identity(conn: sqlite3.Connection) -> tuple[int, int]:
+    """The file's application id and table count, read in one statement (one snapshot): read
+    apart, a file another process initialises between the two reads looks foreign."""
+    row = conn.execute(
+        "SELECT (SELECT application_id FROM pragma_application_id),"
+        " (SELECT count(*) FROM sqlite_master)"
+    ).fetchone()
+    return int(row[0]), int(row[1])
+
+
 class SqliteCheckpointer(BaseCheckpointer):
     """Durable runs in one SQLite file (stdlib, WAL): the embedded default."""
 
@@ -255,8 +265,7 @@ class SqliteCheckpointer(BaseCheckpointer):
 
     def _check_existing(self, conn: sqlite3.Connection) -> None:
         """CheckpointError unless the file is an intact actloop checkpoint or an empty database."""
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        app_id, tables = _identity(conn)
         if app_id == _APP_ID:
             if self._check_ours(conn) < _SCHEMA_VERSION and self.read_only:
                 raise CheckpointError(
@@ -277,8 +286,7 @@ class SqliteCheckpointer(BaseCheckpointer):
     def _check_or_init(self, conn: sqlite3.Connection, *, checked: bool = False) -> None:
         """Accept our own file (migrating an older one), initialise an empty one, reject the rest
         unwritten."""
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        app_id, tables = _identity(conn)
         if app_id == _APP_ID:
             version = (
                 conn.execute("PRAGMA user_version").fetchone()[0]  # read-only look did the rest
