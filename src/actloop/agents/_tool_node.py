@@ -121,14 +121,11 @@ class ToolNode:
         node = self._node(call, kwargs)
 
         def execute(request: ToolCallRequest) -> Any:
-            call = request.tool_call
-            if request.tool is None:
-                return self._unknown(call)
-            args = _with_injected(request)
-            invalid = _invalid(request.tool, call, args)
-            if invalid is not None:
-                return invalid
-            return request.tool.run(args, tool_call_id=call["id"], **_tool_kwargs(kwargs))
+            args, answer = self._checked(request)
+            if answer is not None:
+                return answer
+            call_id = request.tool_call["id"]
+            return request.tool.run(args, tool_call_id=call_id, **_tool_kwargs(kwargs))
 
         handler: Callable[[Any], Any] = execute
         for m in reversed(self.owner.spec.tool_wrappers):
@@ -141,6 +138,15 @@ class ToolNode:
                 node.error(exc)
             raise
         return journaled(_ended(node, result))
+
+    def _checked(self, request: ToolCallRequest) -> tuple[dict[str, Any], ToolMessage | None]:
+        """The call's arguments with the injected ones, or the answer that stands for running
+        it: LangGraph's for an unknown tool or for arguments failing the tool's schema."""
+        call = request.tool_call
+        if request.tool is None:
+            return {}, self._unknown(call)
+        args = _with_injected(request)
+        return args, _invalid(request.tool, call, args)
 
     def _node(self, call: dict[str, Any], kwargs: dict[str, Any]) -> NodeRun | None:
         """The tools node's run of this call (LangGraph runs one per call), when a handler
@@ -165,14 +171,11 @@ class ToolNode:
         node = self._node(call, kwargs)
 
         async def execute(request: ToolCallRequest) -> Any:
-            call = request.tool_call
-            if request.tool is None:
-                return self._unknown(call)
-            args = _with_injected(request)
-            invalid = _invalid(request.tool, call, args)
-            if invalid is not None:
-                return invalid
-            return await request.tool.arun(args, tool_call_id=call["id"], **_tool_kwargs(kwargs))
+            args, answer = self._checked(request)
+            if answer is not None:
+                return answer
+            call_id = request.tool_call["id"]
+            return await request.tool.arun(args, tool_call_id=call_id, **_tool_kwargs(kwargs))
 
         handler: Callable[[Any], Awaitable[Any]] = execute
         for m in reversed(self.owner.spec.tool_wrappers):
