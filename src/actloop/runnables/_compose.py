@@ -199,7 +199,24 @@ def _apiped(
     return chunks
 
 
-class RunnableParallel(Runnable[Any, dict[str, Any]]):
+class _MergedWhenQuiet(Runnable[Any, Any]):
+    """A runnable whose chunks, when no callback listens, are added together by its own
+    `_amerged` (no stream layers); with callbacks, its stream's chunks are (runs, events)."""
+
+    _fast_single = False
+
+    def _afast_merged(
+        self, input: Any, config: RunnableConfig, kwargs: dict[str, Any]
+    ) -> Awaitable[Any]:
+        if config.get("callbacks") is not None:
+            return amerge_chunks(self.astream(input, config, **kwargs), NOTHING)
+        return self._amerged(input, ensure_config(config))
+
+    async def _amerged(self, input: Any, config: RunnableConfig) -> Any:
+        raise NotImplementedError
+
+
+class RunnableParallel(_MergedWhenQuiet, Runnable[Any, dict[str, Any]]):
     """Runs each value on the same input and returns a dict of their outputs."""
 
     _streams_input = True
@@ -269,15 +286,6 @@ class RunnableParallel(Runnable[Any, dict[str, Any]]):
         "_atransform",
         "_streams_input",
     )
-
-    _fast_single = False
-
-    def _afast_merged(
-        self, input: Any, config: RunnableConfig, kwargs: dict[str, Any]
-    ) -> Awaitable[Any]:
-        if config.get("callbacks") is not None:
-            return amerge_chunks(self.astream(input, config, **kwargs), NOTHING)
-        return self._amerged(input, ensure_config(config))
 
     async def _amerged(self, input: Any, config: RunnableConfig) -> Any:
         """`_astream`'s chunks added together as its consumer adds them, a one-chunk step's
@@ -450,7 +458,7 @@ class RunnablePassthrough(Runnable[Any, Any]):
             self.func(final)
 
 
-class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
+class RunnableAssign(_MergedWhenQuiet, Runnable[dict[str, Any], dict[str, Any]]):
     """Returns the input dict plus the outputs of a RunnableParallel run on it."""
 
     _streams_input = True
@@ -507,21 +515,11 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         "_streams_input",
     )
 
-    _fast_single = False
-
-    def _afast_merged(
-        self, input: Any, config: RunnableConfig, kwargs: dict[str, Any]
-    ) -> Awaitable[Any]:
-        if config.get("callbacks") is not None:
-            return amerge_chunks(self.astream(input, config, **kwargs), NOTHING)
-        return self._amerged(input, ensure_config(config), self.mapper)
-
-    async def _amerged(
-        self, input: dict[str, Any], config: RunnableConfig, mapper: Runnable[Any, Any]
-    ) -> Any:
+    async def _amerged(self, input: Any, config: RunnableConfig) -> Any:
         """`_atransform`'s chunks added together: the passthrough keys, then the map's chunks
         (merged apart first when the map is a fast one: its keys are not the passthrough's, so
         the sum is the same)."""
+        mapper = self.mapper
         passthrough = self._passthrough(input)
         out: Any = passthrough if passthrough else NOTHING
         if not (mapper._fast and mapper._fast_buffers):
