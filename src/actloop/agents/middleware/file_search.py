@@ -269,13 +269,19 @@ class FilesystemFileSearchMiddleware(AgentMiddleware):
             raise ValueError(f"Path outside root directory: {path}") from None
         return full_path
 
-    def _ripgrep_search(self, pattern: str, base_path: str, include: str | None) -> Results:
-        """Search with ripgrep (`rg --json`, the pattern after `--`); linear-time matching."""
+    def _existing_base(self, base_path: str) -> Path | None:
+        """The search's base directory under the root, or None (outside the root or missing:
+        the search finds nothing, as LangChain's does)."""
         try:
             base_full = self._validate_and_resolve_path(base_path)
         except ValueError:
-            return {}
-        if not base_full.exists():
+            return None
+        return base_full if base_full.exists() else None
+
+    def _ripgrep_search(self, pattern: str, base_path: str, include: str | None) -> Results:
+        """Search with ripgrep (`rg --json`, the pattern after `--`); linear-time matching."""
+        base_full = self._existing_base(base_path)
+        if base_full is None:
             return {}
         cmd = ["rg", "--json"]
         if include:
@@ -305,11 +311,8 @@ class FilesystemFileSearchMiddleware(AgentMiddleware):
     def _python_search(self, pattern: str, base_path: str, include: str | None) -> Results:
         """Search in Python: the walk skips symlinked directories, files outside the root and
         files over the size bound; matching stops at the search's deadline."""
-        try:
-            base_full = self._validate_and_resolve_path(base_path)
-        except ValueError:
-            return {}
-        if not base_full.exists():
+        base_full = self._existing_base(base_path)
+        if base_full is None:
             return {}
         search = _bounded_search(pattern)
         deadline = time.monotonic() + self.search_timeout
