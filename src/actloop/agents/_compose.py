@@ -144,26 +144,25 @@ def node_updates(update: dict[str, Any], commands: list[Command]) -> list[dict[s
     return updates
 
 
-def model_wrapper(m: AgentMiddleware) -> Callable[[Any, Any], Any]:
-    """`m`'s sync `wrap_model_call` (an async-only one cannot run on the sync path)."""
-    if not overrides(m, "wrap_model_call")[0]:
+def sync_hook(m: AgentMiddleware, hook: str) -> Callable[[Any, Any], Any]:
+    """`m`'s sync wrapping `hook` (`wrap_model_call`, `wrap_tool_call`), called with the request
+    and its handler; an async-only one cannot run on the sync path."""
+    if not overrides(m, hook)[0]:
         raise NotImplementedError(
-            f"{m.name} only has an async wrap_model_call (awrap_model_call); run the agent "
-            "with ainvoke/astream"
+            f"{m.name} only has an async {hook} (a{hook}); run the agent with ainvoke/astream"
         )
-    return m.wrap_model_call
+    return getattr(m, hook)
 
 
-def amodel_wrapper(m: AgentMiddleware) -> Callable[[Any, Any], Awaitable[Any]]:
-    """`m`'s async `wrap_model_call` (a sync-only one would block on its async handler)."""
-    sync, is_async = overrides(m, "wrap_model_call")
+def async_hook(m: AgentMiddleware, hook: str) -> Callable[[Any, Any], Awaitable[Any]]:
+    """`m`'s async wrapping `hook`; a sync-only one would have to block on its async handler."""
+    sync, is_async = overrides(m, hook)
     if is_async or not sync:
-        return m.awrap_model_call
+        return getattr(m, "a" + hook)
 
     async def run_sync(request: Any, handler: Any) -> Any:
         raise NotImplementedError(
-            f"{m.name} only has a sync wrap_model_call; define awrap_model_call to run it "
-            "with ainvoke/astream"
+            f"{m.name} only has a sync {hook}; define a{hook} to run it with ainvoke/astream"
         )
 
     return run_sync

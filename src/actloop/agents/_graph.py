@@ -26,11 +26,11 @@ from typing import Any, cast
 
 from actloop.agents._compose import (
     ComposedResponse,
-    amodel_wrapper,
+    async_hook,
     chain_async_model_call_handlers,
     chain_model_call_handlers,
-    model_wrapper,
     node_updates,
+    sync_hook,
 )
 from actloop.agents._events import NodeRun, agent_metadata, in_node, left_node, node_metadata
 from actloop.agents._interrupts import (
@@ -816,7 +816,7 @@ class GraphRun(BaseMultiActionAgent):
             chunks = [self._token(c, run_id) for c in bound.stream(prompt, config)]
             return self._response(_joined(chunks), strategy)
 
-        wrappers = [model_wrapper(m) for m in self.spec.model_wrappers]
+        wrappers = [sync_hook(m, "wrap_model_call") for m in self.spec.model_wrappers]
         chained = chain_model_call_handlers(wrappers)
         if chained is None:
             return ComposedResponse(execute(request))
@@ -833,7 +833,7 @@ class GraphRun(BaseMultiActionAgent):
             chunks = [self._token(c, run_id) async for c in bound.astream(prompt, config)]
             return self._response(_joined(chunks), strategy)
 
-        wrappers = [amodel_wrapper(m) for m in self.spec.model_wrappers]
+        wrappers = [async_hook(m, "wrap_model_call") for m in self.spec.model_wrappers]
         chained = chain_async_model_call_handlers(wrappers)
         if chained is None:
             return ComposedResponse(await execute(request))

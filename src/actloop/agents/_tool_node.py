@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
+from actloop.agents._compose import async_hook, sync_hook
 from actloop.agents._events import NodeRun
 from actloop.agents._interrupts import awith_scratch, with_scratch
 from actloop.agents._state import journaled
@@ -16,7 +17,6 @@ from actloop.agents.middleware.types import (
     AgentMiddleware,
     ToolCallRequest,
     ToolRuntime,
-    overrides,
 )
 from actloop.messages import ToolMessage
 from actloop.tools import InjectedState, InjectedStore, InjectedToolCallId
@@ -47,11 +47,7 @@ run by its `wrap_tool_call`): one `DynamicToolNode` takes them all, the call nam
 
 def _wrap_sync(m: AgentMiddleware, hook: str, inner: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """`inner` wrapped by `m`'s sync `hook` (`wrap_tool_call`)."""
-    method = getattr(m, hook)
-    if not overrides(m, hook)[0]:
-        raise NotImplementedError(
-            f"{m.name} only has an async {hook} (a{hook}); run the agent with ainvoke/astream"
-        )
+    method = sync_hook(m, hook)
     return lambda request: method(request, inner)
 
 
@@ -59,17 +55,8 @@ def _wrap_async(
     m: AgentMiddleware, hook: str, inner: Callable[[Any], Awaitable[Any]]
 ) -> Callable[[Any], Awaitable[Any]]:
     """`inner` wrapped by `m`'s async `hook` (`wrap_tool_call`)."""
-    sync, is_async = overrides(m, hook)
-    if is_async or not sync:
-        method = getattr(m, "a" + hook)
-        return lambda request: method(request, inner)
-
-    async def run_sync(request: Any) -> Any:  # a sync wrapper on the async path: its handler
-        raise NotImplementedError(  # would have to block on the async inner call
-            f"{m.name} only has a sync {hook}; define a{hook} to run it with ainvoke/astream"
-        )
-
-    return run_sync
+    method = async_hook(m, hook)
+    return lambda request: method(request, inner)
 
 
 class ToolNode:
