@@ -11,7 +11,10 @@ warm-up run of 3 steps. Rows (thousands of instructions):
 - `loop_sync`, `loop_async`: per step, (N=1,100 minus N=100) / 1,000;
 - `agent_sync`, `agent_async`: per step of the tool-calling agent, (N=45 minus N=5) / 40;
 - `loop_sync_10`, `loop_async_10`: per step of a 10-step run on a fresh executor, set-up included:
-  (21 executors built and run minus 21 built only) / 21 / 10 (what `compare.py`'s N=10 rows time).
+  (21 executors built and run minus 21 built only) / 21 / 10 (what `compare.py`'s N=10 rows time);
+- `durable_sync`, `durable_async`: `loop_sync`'s run with a `SqliteCheckpointer` (a file in a temp
+  folder) and a thread id per run; minus `loop_sync`, the journal's instructions per step (SQLite's
+  included; the kernel's time in its system calls is not counted).
 
 `--src` measures another checkout's `src/` (default: this one's), e.g. a `git worktree` of main.
 `--profile ROW` keeps a callgrind output of the row's larger run for `callgrind_annotate`
@@ -22,10 +25,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -40,6 +46,8 @@ ROWS: dict[str, tuple[tuple[int, int, bool], tuple[int, int, bool], int]] = {
     "agent_async": ((45, 1, False), (5, 1, False), 40),
     "loop_sync_10": ((10, 21, False), (10, 21, True), 210),
     "loop_async_10": ((10, 21, False), (10, 21, True), 210),
+    "durable_sync": ((1100, 1, False), (100, 1, False), 1000),
+    "durable_async": ((1100, 1, False), (100, 1, False), 1000),
 }
 """Row -> (larger run, smaller run, divisor); a run is (steps, executors, build only)."""
 WARM_UP = 3
@@ -52,20 +60,29 @@ def child(row: str, steps: int, runs: int, build_only: bool) -> None:
     import compare  # pyright: ignore[reportMissingImports]
 
     kind, mode = row.split("_")[:2]
-    expected = "done" if kind == "loop" else "final answer"
+    expected = "final answer" if kind == "agent" else "done"
+    folder = tempfile.mkdtemp(prefix="actloop-callgrind-")
+    store = None
+    if kind == "durable":
+        from actloop.checkpoint import SqliteCheckpointer
+
+        store = SqliteCheckpointer(os.path.join(folder, "runs.db"))
+    threads = itertools.count()
 
     def build(size: int) -> Any:
-        if kind == "loop":
-            return compare._loop_executor(size)  # pyright: ignore[reportPrivateUsage]
-        return compare._agent_executor(size, record=False)  # pyright: ignore[reportPrivateUsage]
+        if kind == "agent":
+            return compare._agent_executor(size, record=False)  # pyright: ignore[reportPrivateUsage]
+        extra = {} if store is None else {"checkpointer": store}
+        return compare._loop_executor(size, **extra)  # pyright: ignore[reportPrivateUsage]
 
     loop = asyncio.new_event_loop()
 
     def go(executor: Any) -> None:
+        config = None if store is None else {"configurable": {"thread_id": f"t{next(threads)}"}}
         if mode == "sync":
-            out = executor.invoke({"input": "q"})
+            out = executor.invoke({"input": "q"}, config)
         else:
-            out = loop.run_until_complete(executor.ainvoke({"input": "q"}))
+            out = loop.run_until_complete(executor.ainvoke({"input": "q"}, config))
         if out["output"] != expected:
             raise AssertionError(f"wrong output: {out!r}")
 
@@ -75,6 +92,9 @@ def child(row: str, steps: int, runs: int, build_only: bool) -> None:
         for executor in executors:
             go(executor)
     loop.close()
+    if store is not None:
+        store.close()
+    shutil.rmtree(folder)
 
 
 def instructions(src: Path, row: str, run: tuple[int, int, bool], out: str = "/dev/null") -> int:

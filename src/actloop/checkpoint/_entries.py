@@ -14,7 +14,7 @@ import copy
 import json
 import logging
 from collections.abc import Mapping
-from json.encoder import encode_basestring_ascii as _json_string
+from json.encoder import encode_basestring_ascii as json_string  # a str as `dumps` writes it
 from typing import Any, NamedTuple, cast
 
 from actloop.exceptions import CheckpointError, OutputParserException, SerializationError
@@ -35,6 +35,7 @@ __all__ = [
     "encode_decision",
     "encode_plan",
     "inexact",
+    "json_string",
     "normalized_answers",
     "savable_plan",
     "too_deep",
@@ -90,7 +91,7 @@ def encode(value: Any, what: str) -> str:
     saves changed (a tuple, a key that is not a string) is logged once per process. A string
     (the usual observation) is written as `dumps` writes it, without its walk."""
     if type(value) is str:
-        return _json_string(value)
+        return json_string(value)
     text = dumps(value)
     if _UNSAVABLE in text:
         raise CheckpointError(
@@ -174,7 +175,7 @@ def _plain_action(action: AgentAction) -> str | None:
     input and log are all `str`, else None."""
     tool, text, log = action.tool, action.tool_input, action.log
     if type(action) is AgentAction and type(tool) is str and type(text) is str and type(log) is str:
-        return _PLAIN_ACTION % (_json_string(tool), _json_string(text), _json_string(log))
+        return _PLAIN_ACTION % (json_string(tool), json_string(text), json_string(log))
     return None
 
 
@@ -242,6 +243,9 @@ def savable_plan(output: Any) -> tuple[Any, str]:
     cannot be saved (nested too deeply) is kept with `TOO_DEEP` as its input (and its message
     log's calls emptied), so the live run and a replay see the same step and the call is refused
     with a clear observation instead of the run dying at the journal write."""
+    plain = _plain_action(output) if type(output) is AgentAction else None
+    if plain is not None:  # the usual plan: one action of plain text, savable as it is
+        return output, plain
     try:
         return output, encode_plan(output)
     except SerializationError:

@@ -28,7 +28,7 @@ import urllib.parse
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from actloop.checkpoint._base import (
     HeldLease,
@@ -73,6 +73,18 @@ _RELEASED = "pid=NULL, host=NULL, started=NULL, token=NULL, expires=NULL"
 _RUN_COLUMNS = "r.thread_id, status, inputs, fingerprint, output, pending, error, created, updated"
 _T = TypeVar("_T")
 
+_forks = 0
+"""How many forks led to this process: a cheaper test than `os.getpid()` (a system call) of
+whether a connection was opened in this process, made on every journal write."""
+
+
+def _forked() -> None:
+    global _forks
+    _forks += 1
+
+
+os.register_at_fork(after_in_child=_forked)
+
 
 def _identity(conn: sqlite3.Connection) -> tuple[int, int]:
     """The file's application id and table count, read in one statement (one snapshot): read
@@ -113,8 +125,13 @@ class SqliteCheckpointer(BaseCheckpointer):
         self.timeout = timeout
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
-        self._pid = 0
+        self._forks = 0
+        """`_forks` when the connection was opened: it is used only in the process that opened
+        it (a child after `fork` opens its own)."""
         self._busy_ms = -1
+        self._busy_wait = -1.0
+        """The `wait` the busy timeout was last set for (a journal write skips `_busy` when its
+        wait is the same)."""
         """The connection's busy timeout now (set per call, to that call's bound)."""
 
     def __repr__(self) -> str:
@@ -164,6 +181,7 @@ class SqliteCheckpointer(BaseCheckpointer):
         if ms != self._busy_ms:
             conn.execute(f"PRAGMA busy_timeout={ms}")
             self._busy_ms = ms
+        self._busy_wait = wait
 
     def _call(self, fn: Callable[..., _T], timeout: float | None, *args: Any) -> _T:
         """`fn(*args, wait)` with the call's bound."""
@@ -171,7 +189,7 @@ class SqliteCheckpointer(BaseCheckpointer):
 
     async def _acall(self, fn: Callable[..., _T], timeout: float | None, *args: Any) -> _T:
         """`fn(*args, wait)` inline when it need not wait, else on a worker (see the module)."""
-        if self._conn is not None and self._pid == os.getpid():
+        if self._conn is not None and self._forks == _forks:
             try:
                 return fn(*args, 0.0)
             except StoreTimeoutError:
@@ -208,11 +226,11 @@ class SqliteCheckpointer(BaseCheckpointer):
         )
 
     def _connection(self, wait: float) -> sqlite3.Connection:
-        if self._conn is not None and self._pid == os.getpid():
+        if self._conn is not None and self._forks == _forks:
             return self._conn
         if wait <= 0:  # opening checks the whole file: never inline on an event loop
             raise late(repr(self), wait)
-        self._busy_ms = round(wait * 1000)
+        self._busy_ms, self._busy_wait = round(wait * 1000), -1.0
         checked = self.read_only or (_has_content(self.path) and not _creation_cut(self.path))
         if checked:
             look = self._open_read_only(wait)
@@ -222,7 +240,7 @@ class SqliteCheckpointer(BaseCheckpointer):
                 look.close()
                 raise
             if self.read_only:
-                self._conn, self._pid = look, os.getpid()
+                self._conn, self._forks = look, _forks
                 return look
             look.close()
         conn = sqlite3.connect(
@@ -238,7 +256,7 @@ class SqliteCheckpointer(BaseCheckpointer):
         except BaseException:
             conn.close()
             raise
-        self._conn, self._pid = conn, os.getpid()
+        self._conn, self._forks = conn, _forks
         return conn
 
     def _open_read_only(self, wait: float) -> sqlite3.Connection:
@@ -339,7 +357,7 @@ class SqliteCheckpointer(BaseCheckpointer):
     def close(self) -> None:
         """Close this process's connection (reopened on next use)."""
         with self._lock:
-            if self._conn is not None and self._pid == os.getpid():
+            if self._conn is not None and self._forks == _forks:
                 self._conn.close()
             self._conn = None
 
@@ -596,51 +614,39 @@ class SqliteCheckpointer(BaseCheckpointer):
     def _append(
         self, thread_id: str, entries: Sequence[JournalEntry], lease: Lease | None, wait: float
     ) -> None:
+        """Write the entries in one transaction. The hot path is one fenced statement (one
+        transaction, autocommit) that writes all the entries or none, and only under the current
+        lease; it takes the lock itself when it is free and the connection is open (what `_db`
+        does, without a context manager's cost per step), else goes through `_db`."""
         try:
             if lease is None or lease.thread_id != thread_id:
                 with self._db(wait, write=True) as conn:
                     self._check_write(conn, thread_id, lease)  # ValueError for another thread's
                     conn.executemany(_INSERT_ENTRY, [(thread_id, *e) for e in entries])
                 return
-            self._append_fenced(thread_id, entries, lease, wait)
+            sql, values = _fenced_insert(thread_id, entries, lease)
+            conn = self._conn
+            if conn is None or self._forks != _forks or not self._lock.acquire(False):
+                with self._db(wait) as conn:
+                    self._insert_fenced(conn, sql, values, thread_id, entries, lease)
+                return
+            try:
+                if wait != self._busy_wait:
+                    self._busy(conn, wait)
+                if conn.execute(sql, values).rowcount != len(entries):
+                    self._not_written(conn, thread_id, entries, lease)
+            except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
+                raise
+            except (sqlite3.DatabaseError, UnicodeEncodeError) as exc:
+                raise self._failure(exc, wait) from exc
+            finally:
+                self._lock.release()
         except sqlite3.IntegrityError as exc:
             seqs = ", ".join(str(e.seq) for e in entries)
             raise CheckpointError(
                 f"journal entry {seqs} of thread {thread_id!r} already exists: another "
                 "process wrote to this run"
             ) from exc
-
-    def _append_fenced(
-        self, thread_id: str, entries: Sequence[JournalEntry], lease: Lease, wait: float
-    ) -> None:
-        """The hot path: one statement, so one transaction (autocommit), that writes all the
-        entries or none, and only under the current lease; when it writes nothing, the check
-        says why. It takes the lock itself when it is free and the connection is open (what
-        `_db` does, without a context manager's cost per step); `_db` otherwise."""
-        epoch = lease.epoch
-        if len(entries) == 1:
-            sql = _INSERT_FENCED_ENTRY
-            values: list[Any] = [thread_id, *entries[0][:6], epoch]
-        else:
-            sql = _fenced_entries(len(entries))
-            values = []
-            for e in entries:
-                values += (thread_id, *e[:6], epoch)
-        values += (thread_id, epoch, lease.owner.token)
-        conn = self._conn
-        if conn is None or self._pid != os.getpid() or not self._lock.acquire(False):
-            with self._db(wait) as conn:
-                self._insert_fenced(conn, sql, values, thread_id, entries, lease)
-            return
-        try:
-            self._busy(conn, wait)
-            self._insert_fenced(conn, sql, values, thread_id, entries, lease)
-        except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
-            raise
-        except (sqlite3.DatabaseError, UnicodeEncodeError) as exc:
-            raise self._failure(exc, wait) from exc
-        finally:
-            self._lock.release()
 
     def _insert_fenced(
         self,
@@ -653,11 +659,21 @@ class SqliteCheckpointer(BaseCheckpointer):
     ) -> None:
         """Run the fenced insert; LeaseLostError when it wrote nothing."""
         if conn.execute(sql, values).rowcount != len(entries):
-            self._check_write(conn, thread_id, lease)  # raises LeaseLostError
-            raise LeaseLostError(  # epochs only grow: the lease cannot be current again
-                f"thread {thread_id!r}: entry {entries[0].seq} was not written under the "
-                f"lease of epoch {lease.epoch}"
-            )
+            self._not_written(conn, thread_id, entries, lease)
+
+    def _not_written(
+        self,
+        conn: sqlite3.Connection,
+        thread_id: str,
+        entries: Sequence[JournalEntry],
+        lease: Lease,
+    ) -> NoReturn:
+        """A fenced insert wrote nothing: LeaseLostError, saying why."""
+        self._check_write(conn, thread_id, lease)  # raises LeaseLostError
+        raise LeaseLostError(  # epochs only grow: the lease cannot be current again
+            f"thread {thread_id!r}: entry {entries[0].seq} was not written under the "
+            f"lease of epoch {lease.epoch}"
+        )
 
     def append(
         self,
@@ -722,20 +738,56 @@ class SqliteCheckpointer(BaseCheckpointer):
 
 
 _INSERT_ENTRY = "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-_INSERT_FENCED_ENTRY = (
-    "INSERT INTO entries SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM leases "
-    "WHERE thread_id=? AND epoch=? AND token=?)"
-)
 
 
 @functools.cache
-def _fenced_entries(count: int) -> str:
-    """One statement inserting `count` entries, all only under the current lease."""
-    rows = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?)"] * count)
+def _fenced_entries(shape: tuple[int, ...]) -> str:
+    """One statement inserting one entry per item of `shape`, all only under the current lease.
+
+    Parameters are numbered: ?1 the thread, ?2 the lease's epoch, ?3 its owner's token, then
+    each entry's seq, kind, act, call, elapsed and data. A shape's bits say which of act (1), call
+    (2) and data (4) the entry has; one it lacks is written as the literal NULL, not bound: the
+    sqlite3 module binds None through its adapter lookup, which costs more than the write's
+    Python bookkeeping."""
+    count = 3
+    rows: list[str] = []
+    for bits in shape:
+        cols = ["?1"]
+        for bit in (0, 0, 1, 2, 0, 4):  # seq, kind, act, call, elapsed, data (0: always there)
+            if bit and not bits & bit:
+                cols.append("NULL")
+            else:
+                count += 1
+                cols.append(f"?{count}")
+        cols.append("?2")
+        rows.append(f"({', '.join(cols)})")
     return (
-        f"INSERT INTO entries SELECT * FROM (VALUES {rows}) WHERE EXISTS (SELECT 1 FROM leases "
-        "WHERE thread_id=? AND epoch=? AND token=?)"
+        f"INSERT INTO entries SELECT * FROM (VALUES {', '.join(rows)}) WHERE EXISTS "
+        "(SELECT 1 FROM leases WHERE thread_id=?1 AND epoch=?2 AND token=?3)"
     )
+
+
+def _fenced_insert(
+    thread_id: str, entries: Sequence[JournalEntry], lease: Lease
+) -> tuple[str, list[Any]]:
+    """The statement and values writing `entries` under `lease` (its epoch stamped on each)."""
+    values: list[Any] = [thread_id, lease.epoch, lease.owner.token]
+    shape: list[int] = []
+    for seq, kind, act, call, elapsed, data, _ in entries:
+        values += (seq, kind)
+        bits = 0
+        if act is not None:
+            values.append(act)
+            bits = 1
+        if call is not None:
+            values.append(call)
+            bits |= 2
+        values.append(elapsed)
+        if data is not None:
+            values.append(data)
+            bits |= 4
+        shape.append(bits)
+    return _fenced_entries(tuple(shape)), values
 
 
 def _has_content(path: Path) -> bool:

@@ -70,6 +70,24 @@ class Approvals:
         self.tail_act, self.results, self.starts = tail.act, tail.known, tail.starts
         self.decisions = tail.decisions
 
+    def plain(self, act: int, calls: Sequence[ToolCall]) -> bool:
+        """Whether step `act` has nothing to decide or look up: no result, start, question or
+        decision journaled for it, and no call that needs approval, a "start" entry or a refusal
+        (`settled`). Such a step runs its calls as they are; `gate`, `known`, `settled` and
+        `needs_start` would all say so, at more cost per call."""
+        if act == self.tail_act and (self.results or self.starts or self.asks):
+            return False
+        decisions = self.decisions
+        for i, call in enumerate(calls):
+            tool, tool_input = call.tool, call.action.tool_input
+            if getattr(tool, "requires_approval", False) or not getattr(tool, "idempotent", True):
+                return False
+            if (decisions and (act, i) in decisions) or (
+                type(tool_input) is str and tool_input == TOO_DEEP
+            ):
+                return False
+        return True
+
     def waiting(self, act: int, calls: Sequence[ToolCall]) -> tuple[list[int], list[int]]:
         """Indices of the step's calls that need a decision: (unfinished unsafe, unapproved)."""
         unsafe: list[int] = []

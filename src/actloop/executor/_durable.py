@@ -48,7 +48,14 @@ from actloop.checkpoint import (
     RunRecord,
     StoreTimeoutError,
 )
-from actloop.checkpoint._entries import DAMAGE, call_id, encode, encode_decision, savable_plan
+from actloop.checkpoint._entries import (
+    DAMAGE,
+    call_id,
+    encode,
+    encode_decision,
+    json_string,
+    savable_plan,
+)
 from actloop.exceptions import CheckpointError
 from actloop.executor._approvals import Approvals, Paused
 from actloop.executor._input import NOTHING_ASKED, Answered, ask_data, asked_calls, asking_item
@@ -70,6 +77,7 @@ __all__ = [
     "Ops",
     "StoreCall",
     "Write",
+    "Writes",
     "durable_run",
     "saved_inputs",
 ]
@@ -92,6 +100,10 @@ class StoreCall(NamedTuple):
 
 Ops = Generator[StoreCall, Any, _T]
 """A durable transition: yields store calls, is sent each one's result, returns its value."""
+
+Writes = Ops[None] | StoreCall
+"""Journal writes: a transition, or the one store call that is the usual step's only write
+(carried out without a generator's cost)."""
 
 
 @final
@@ -149,7 +161,14 @@ class DurableRun:
         self._seq = 0
         self._unwritten: list[JournalEntry] = []
         self._unsaved: dict[tuple[int, int], str] = {}
-        """Calls of the current step whose journal write the store has not answered yet."""
+        """Calls of the current step whose journal write the store has not answered yet (kept
+        only under a deadline, the one thing that can cut a step short while a write is out)."""
+        self._tracks = loop.settings.max_execution_time is not None
+        self.bounded = self.bound if self._tracks else None
+        """`bound` for a run with a deadline; None without one (its store calls take the
+        store's own timeout, and no call is made to say so)."""
+        self._plain = False
+        """The current step needs no decision, known result or "start" entry (`gate`)."""
         self._lock = threading.Lock()
 
     # -- bounds --------------------------------------------------------------------------------
@@ -283,8 +302,11 @@ class DurableRun:
     def send(self, result: Any) -> None:
         """Report the result of the loop's last effect; a plan or stop the core accepts, and a
         step cut short by the deadline, are journaled at the next `Write` (a result the core
-        refuses, such as an unhandled parse error, is not saved, so a resume asks again)."""
-        loop, phase = self.loop, self.loop.state.phase
+        refuses, such as an unhandled parse error, is not saved, so a resume asks again). The
+        core takes each result with the clock pinned to its entry's time, as replay sends it."""
+        loop = self.loop
+        phase = loop.state.phase
+        data: str | None = None
         if phase == "act":
             if self.asking:  # a call asked for a person's input: the step waits for the answer
                 raise Paused([self.asking[i] for i in sorted(self.asking)])
@@ -293,21 +315,28 @@ class DurableRun:
                 self._blame_the_store()
                 elapsed = self.clock()
                 self._queue("timeout", self.act, json.dumps(sorted(result.finished)), elapsed)
-            self.clock.at(elapsed, loop.send, result)
-            with self._lock:
-                self.act += 1
-            return
-        elapsed = self.clock()
-        if phase == "plan":
+        elif phase == "plan":
+            elapsed = self.clock()
             result, data = savable_plan(result)
-            self.clock.at(elapsed, loop.send, result)
-            self._queue("plan", None, data, elapsed)
-            self.act_elapsed = elapsed
         elif phase == "stop":
-            self.clock.at(elapsed, loop.send, result)
-            self._queue("stop", None, encode({"output": result}, "the stop response"), elapsed)
+            elapsed = self.clock()
+            data = encode({"output": result}, "the stop response")
         else:
             loop.send(result)
+            return
+        clock = self.clock  # `clock.at(elapsed, loop.send, result)`, without its two calls
+        before, clock.pinned = clock.pinned, elapsed
+        try:
+            loop.send(result)
+        finally:
+            clock.pinned = before
+        if phase == "act":
+            with self._lock:
+                self.act += 1
+        else:
+            self._queue(phase, None, data, elapsed)
+            if phase == "plan":
+                self.act_elapsed = elapsed
 
     def _blame_the_store(self) -> None:
         """A step cut short while the store had not answered one of its journal writes ran out
@@ -333,16 +362,24 @@ class DurableRun:
 
     def gate(self, calls: list[ToolCall]) -> list[ToolCall]:
         """Before a step's tools run (edits are already in the step): stop for unsafe repeats
-        or missing approvals (`Approvals.gate`)."""
-        return self.approvals.gate(self.act, calls)
+        or missing approvals (`Approvals.gate`). A step with nothing to decide or look up (the
+        usual one) is marked plain, so its calls skip `before_call`'s checks."""
+        approvals, act = self.approvals, self.act
+        self._plain = False
+        if approvals.plain(act, calls):
+            self._plain = True
+            return calls
+        return approvals.gate(act, calls)
 
-    def before_call(self, index: int, call: ToolCall) -> tuple[bool, Any, Ops[None] | None]:
+    def before_call(self, index: int, call: ToolCall) -> tuple[bool, Any, Writes | None]:
         """What to do with call `index` of the step, and the writes to make first (None: none,
         the usual case, so a call costs no store round trip before it runs). (True, observation,
         writes) for a known, rejected or unsavable call, which is not run; else (False, ticket,
         writes): the ticket (the step number) goes back to `after_call`, so a call abandoned at a
         deadline that finishes late is not journaled into a later step."""
         act = self.act
+        if self._plain:
+            return False, act, None
         found, observation = self.approvals.known(act, index)
         if found:
             return True, observation, None
@@ -350,7 +387,7 @@ class DurableRun:
         if observation is not None:
             return True, observation, self.after_call(act, index, call, observation)
         if self.approvals.needs_start(call):
-            return False, act, self._save(self._entry("start", act, index, None), call)
+            return False, act, self._save("start", act, index, None, call)
         return False, act, None
 
     def input_for(self, index: int) -> InputCall:
@@ -360,51 +397,68 @@ class DurableRun:
             return NOTHING_ASKED
         return self.approvals.input_for(self.act, index)
 
-    def after_call(self, ticket: int, index: int, call: ToolCall, observation: Any) -> Ops[None]:
+    def after_call(self, ticket: int, index: int, call: ToolCall, observation: Any) -> Writes:
         """Journal a call's observation (its own transaction), or what it asked a person."""
-        if isinstance(observation, NeedsInput):
-            yield from self._asked(ticket, index, call, observation)
-            return
-        data = encode(observation, f"the observation of tool {call.action.tool!r}")
-        yield from self._save(self._entry("obs", ticket, index, data), call)
+        if type(observation) is str:  # the usual observation: JSON without `encode`'s checks
+            data = json_string(observation)
+        elif isinstance(observation, NeedsInput):
+            return self._asked(ticket, index, call, observation)
+        else:
+            data = encode(observation, f"the observation of tool {call.action.tool!r}")
+        writes = self._save("obs", ticket, index, data, call)
+        return _nothing() if writes is None else writes
 
     def _asked(self, ticket: int, index: int, call: ToolCall, asked: NeedsInput) -> Ops[None]:
         """Journal the questions of a call that needs a person's input, and wait for them."""
         questions, data = ask_data(asked)
-        entry = self._entry("ask", ticket, index, data)
-        if entry is None:  # a call abandoned at the deadline: not part of the run
+        writes = self._save("ask", ticket, index, data, call)
+        if writes is None:  # a call abandoned at the deadline: not part of the run
             return
-        yield from self._save(entry, call)
+        if isinstance(writes, StoreCall):
+            yield writes
+        else:
+            yield from writes
         with self._lock:
             self.asking[index] = asking_item(ticket, index, call, questions)
 
-    def note(self, ticket: int, index: int, call: ToolCall, text: str) -> Ops[None]:
+    def note(self, ticket: int, index: int, call: ToolCall, text: str) -> Writes:
         """Journal a running call's note (`actloop.tools._notes`), with the step's plan if it is
         not written yet; nothing once the step is over."""
-        yield from self._save(self._entry("note", ticket, index, text), call)
+        writes = self._save("note", ticket, index, text, call)
+        return _nothing() if writes is None else writes
 
     def saved_note(self, ticket: int, index: int) -> str | None:
         """The note call `index` of step `ticket` left before the run was resumed, if any."""
         return self.notes.get(index) if ticket == self.approvals.tail_act else None
 
-    def _save(self, entry: JournalEntry | None, call: ToolCall) -> Ops[None]:
-        """Write a call's entry, known as unanswered until the store answers (see `send`), with
-        the step's plan if it is not written yet (see `next`): all or none, so the journal
-        never holds a call's result without its plan."""
-        if entry is None:
-            return
-        key = (entry.act or 0, entry.call or 0)
+    def _save(
+        self, kind: str, act: int, index: int, data: str | None, call: ToolCall
+    ) -> Writes | None:
+        """Write a call's entry with the step's plan if it is not written yet (see `next`): all
+        or none, so the journal never holds a call's result without its plan. Under a deadline
+        the call is known as unanswered until the store answers (see `send`)."""
         with self._lock:
-            self._unsaved[key] = call.action.tool
+            entry = self._new_entry(kind, act, index, data, None)
+            if entry is None:  # the run closed, or a call abandoned at the deadline
+                return None
             entries, self._unwritten = self._unwritten, []
+            if self._tracks:
+                self._unsaved[act, index] = call.action.tool
+        entries.append(entry)
+        lease = {"lease": self.lease}
+        if len(entries) == 1:
+            write = StoreCall("append", (self.thread_id, entry), lease)
+        else:
+            write = StoreCall("append_all", (self.thread_id, entries), lease)
+        return self._tracked(act, index, write) if self._tracks else write
+
+    def _tracked(self, act: int, index: int, write: StoreCall) -> Ops[None]:
+        """`write`, the call known as unanswered until the store answers it."""
         try:
-            if entries:
-                yield from self._append_all([*entries, entry])
-            else:
-                yield from self._append(entry)
+            yield write
         finally:
             with self._lock:
-                self._unsaved.pop(key, None)
+                self._unsaved.pop((act, index), None)
 
     def lapsed(self) -> bool:
         """Whether the lease may have expired (a process stalled past it: SIGSTOP, a long GC
@@ -474,25 +528,30 @@ class DurableRun:
         act: int | None,
         call: int | None,
         data: str | None,
-        at: float | None = None,
     ) -> JournalEntry | None:
         """The next journal entry, or None once the run closed or for a step already over (a
         call abandoned at a deadline that finished late is not part of the run)."""
         with self._lock:
-            if self.closed or (act is not None and act != self.act):
-                return None
-            elapsed = self.clock() if at is None else at
-            entry = JournalEntry(self._seq, kind, act, call, elapsed, data)
-            self._seq += 1
-            if act is not None:
-                self.act_elapsed = max(self.act_elapsed, elapsed)
-            return entry
+            return self._new_entry(kind, act, call, data, None)
+
+    def _new_entry(
+        self, kind: str, act: int | None, call: int | None, data: str | None, at: float | None
+    ) -> JournalEntry | None:
+        """`_entry` with the lock held; `at`: the entry's time (None: now)."""
+        if self.closed or (act is not None and act != self.act):
+            return None
+        elapsed = self.clock() if at is None else at
+        entry = JournalEntry(self._seq, kind, act, call, elapsed, data)
+        self._seq += 1
+        if act is not None and elapsed > self.act_elapsed:
+            self.act_elapsed = elapsed
+        return entry
 
     def _queue(self, kind: str, act: int | None, data: str | None, at: float) -> None:
         """An entry for the next `Write` effect (or a call's write, see `next`)."""
-        entry = self._entry(kind, act, None, data, at)
-        if entry is not None:
-            with self._lock:  # a call on a worker may be taking the queue (`_save`)
+        with self._lock:  # a call on a worker may be taking the queue (`_save`)
+            entry = self._new_entry(kind, act, None, data, at)
+            if entry is not None:
                 self._unwritten.append(entry)
 
     def _write(
@@ -510,6 +569,12 @@ class DurableRun:
             yield from self._append(entries[0])
         else:
             yield StoreCall("append_all", (self.thread_id, entries), {"lease": self.lease})
+
+
+def _nothing() -> Ops[None]:
+    """No writes: the entry of a call abandoned at the deadline, or of a run that closed."""
+    return
+    yield
 
 
 def durable_run(run: AgentRun, thread_id: str, resume: Resume | None) -> DurableRun:

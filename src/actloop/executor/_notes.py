@@ -17,7 +17,7 @@ from actloop.tools._notes import CallNote
 if TYPE_CHECKING:
     from actloop.checkpoint import JournalEntry
     from actloop.executor._approvals import Approvals
-    from actloop.executor._durable import DurableRun, Ops
+    from actloop.executor._durable import DurableRun, Writes
     from actloop.executor._loop import ToolCall
 
 __all__ = ["call_note", "saved_notes"]
@@ -39,7 +39,7 @@ def saved_notes(entries: list[JournalEntry], act: int, approvals: Approvals) -> 
 
 
 def call_note(
-    run: DurableRun, carry: Callable[[Ops[None]], Any], ticket: int, index: int, call: ToolCall
+    run: DurableRun, carry: Callable[[Writes], Any], ticket: int, index: int, call: ToolCall
 ) -> CallNote:
     """The note handle of one tool call of a durable run, whose `record` journals through
     `carry` (the store's sync methods, bounded by the run); made when the tool asks (the driver

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from actloop.checkpoint import BaseCheckpointer, Lease
 from actloop.checkpoint._base import abandon, released
 from actloop.exceptions import CheckpointError
-from actloop.executor._durable import DurableRun, Ops
+from actloop.executor._durable import DurableRun, Ops, StoreCall
 from actloop.executor._notes import call_note
 
 if TYPE_CHECKING:
@@ -32,13 +32,21 @@ __all__ = ["AsyncStore", "SyncStore", "acarry", "carry", "release_later"]
 
 _T = TypeVar("_T")
 
+Bound = Callable[[], float | None] | None
+"""What bounds each store call: a function giving the seconds it may take, or None (the store's
+own timeout: a run without a deadline)."""
+
 RELEASE_RETRY_SECONDS = 3600.0
 """How long a lease the store failed to release is retried before it is left to expire."""
 
 
-def carry(store: BaseCheckpointer, ops: Ops[_T], bound: Callable[[], float | None]) -> _T:
-    """Make each call `ops` yields with the store's sync method, bounded by `bound()` seconds;
-    send `ops` the result (or throw the error in); return its value."""
+def carry(store: BaseCheckpointer, ops: Ops[_T] | StoreCall, bound: Bound) -> _T:
+    """Make each call `ops` yields with the store's sync method, bounded by `bound()` seconds
+    (None: the store's own timeout); send `ops` the result (or throw the error in); return its
+    value. A lone `StoreCall` (a step's one write, `Writes`) is made directly."""
+    if isinstance(ops, StoreCall):
+        timeout = None if bound is None else bound()
+        return getattr(store, ops.method)(*ops.args, timeout=timeout, **ops.kwargs)
     value: Any = None
     error: Exception | None = None
     while True:
@@ -48,13 +56,17 @@ def carry(store: BaseCheckpointer, ops: Ops[_T], bound: Callable[[], float | Non
             return stop.value
         value, error = None, None
         try:
-            value = getattr(store, call.method)(*call.args, timeout=bound(), **call.kwargs)
+            timeout = None if bound is None else bound()
+            value = getattr(store, call.method)(*call.args, timeout=timeout, **call.kwargs)
         except Exception as exc:
             error = exc
 
 
-async def acarry(store: BaseCheckpointer, ops: Ops[_T], bound: Callable[[], float | None]) -> _T:
+async def acarry(store: BaseCheckpointer, ops: Ops[_T] | StoreCall, bound: Bound) -> _T:
     """Async twin of `carry`: awaits the store's async twin of each call."""
+    if isinstance(ops, StoreCall):
+        timeout = None if bound is None else bound()
+        return await getattr(store, "a" + ops.method)(*ops.args, timeout=timeout, **ops.kwargs)
     value: Any = None
     error: Exception | None = None
     while True:
@@ -65,7 +77,8 @@ async def acarry(store: BaseCheckpointer, ops: Ops[_T], bound: Callable[[], floa
         value, error = None, None
         method = getattr(store, "a" + call.method)
         try:
-            value = await method(*call.args, timeout=bound(), **call.kwargs)
+            timeout = None if bound is None else bound()
+            value = await method(*call.args, timeout=timeout, **call.kwargs)
         except Exception as exc:
             error = exc
 
@@ -76,7 +89,9 @@ class SyncStore:
     def __init__(self, store: BaseCheckpointer, run: DurableRun) -> None:
         self.store, self.run = store, run
         self._stopped: threading.Event | None = None
-        self.carry: Callable[[Ops[Any]], Any] = functools.partial(carry, store, bound=run.bound)
+        self.carry: Callable[[Ops[Any] | StoreCall], Any] = functools.partial(
+            carry, store, bound=run.bounded
+        )
         """`carry` bounded by the run's deadline (a partial: one frame less per store call)."""
 
     def open(self) -> None:
@@ -116,9 +131,9 @@ class AsyncStore:
         self.store, self.run = store, run
         self._beat: asyncio.Task[None] | None = None
 
-    async def carry(self, ops: Ops[_T]) -> _T:
+    async def carry(self, ops: Ops[_T] | StoreCall) -> _T:
         """`acarry` bounded by the run's deadline."""
-        return await acarry(self.store, ops, self.run.bound)
+        return await acarry(self.store, ops, self.run.bounded)
 
     async def open(self) -> None:
         """Open the run; start its heartbeat task when its lease expires."""
@@ -138,7 +153,7 @@ class AsyncStore:
     def call_note(self, ticket: int, index: int, call: ToolCall) -> CallNote:
         """A tool call's note handle (`_notes`). A note is recorded with the store's sync
         methods: `record` is sync, called from the tool's thread or any event loop."""
-        write = functools.partial(carry, self.store, bound=self.run.bound)
+        write = functools.partial(carry, self.store, bound=self.run.bounded)
         return call_note(self.run, write, ticket, index, call)
 
     async def close(self) -> None:
