@@ -43,6 +43,7 @@ from actloop.agents._interrupts import (
     is_pause,
 )
 from actloop.agents._state import (
+    MessageIndex,
     add_messages,
     apply_update,
     command_of,
@@ -198,9 +199,11 @@ class GraphRun(BaseMultiActionAgent):
         self.interrupts: list[Interrupt] = []
         """Interrupts of tool calls in a run that cannot pause (it ends with them)."""
         self.pushed: dict[str, int] = {}
+        """Each pending tool call's index among the step's calls (LangGraph's `Send` index)."""
         self.streamed: set[str | None] = set()
         """Ids of the messages models streamed (stream_mode "messages" shows each once)."""
-        """Each pending tool call's index among the step's calls (LangGraph's `Send` index)."""
+        self.index = MessageIndex()
+        """The state messages' ids and positions, kept between updates (`add_messages`)."""
 
     @property
     def input_keys(self) -> list[str]:
@@ -313,7 +316,7 @@ class GraphRun(BaseMultiActionAgent):
                 for c in last.tool_calls
                 if c["id"] not in answered
             ]
-            apply_update(self.state, {"messages": late})
+            apply_update(self.state, {"messages": late}, self.index)
         return self._finished()
 
     # -- state ---------------------------------------------------------------------------------
@@ -339,7 +342,7 @@ class GraphRun(BaseMultiActionAgent):
             for action, observation in [*rejected, *(s for s in calls if s not in rejected)]:
                 update = self._answer(action, observation)
                 self._messages("tools", update, self.pushed.get(action.tool_call_id))
-                apply_update(self.state, update)
+                apply_update(self.state, update, self.index)
                 self.emit(
                     "updates", {"tools": update.update if isinstance(update, Command) else update}
                 )
@@ -375,14 +378,14 @@ class GraphRun(BaseMultiActionAgent):
         if self.state.get("structured_response") is not None:  # an earlier turn's, saved
             revived = self.spec.structured.revived(self.state["structured_response"])
             self.state["structured_response"] = revived
-        self.state["messages"] = add_messages([], inputs.get("messages", []))
+        self.state["messages"] = add_messages([], inputs.get("messages", []), self.index)
         self.emit("values", self.public(dict(self.state)))
 
     def _restore(self, messages: list[BaseMessage]) -> None:
         """Add a replayed step's messages the state does not have yet."""
         for message in messages:
             if message not in self.state["messages"]:
-                apply_update(self.state, {"messages": [message]})
+                apply_update(self.state, {"messages": [message]}, self.index)
 
     def emit(self, mode: str, payload: Any) -> None:
         """Report a stream chunk (`stream`/`astream` set the sink; `invoke` has none)."""
@@ -599,7 +602,7 @@ class GraphRun(BaseMultiActionAgent):
         differ from the history, they become the history (LangChain's "repaired" messages)."""
         self._step()
         self._open("model")
-        messages = patch_invalid_tool_calls(self.state["messages"])
+        messages = patch_invalid_tool_calls(self.state["messages"], self.index)
         request = ModelRequest(
             model=self.spec.model,
             messages=messages,
@@ -620,11 +623,11 @@ class GraphRun(BaseMultiActionAgent):
             update["structured_response"] = response.structured_response
         updates = node_updates(update, composed.commands)
         if messages != self.state["messages"]:
-            self.state["messages"] = add_messages([], messages)
+            self.state["messages"] = add_messages([], messages, self.index)
         self._close([Command(update=one) for one in updates])
         self._messages("model", update)
         for one in updates:
-            apply_update(self.state, one)
+            apply_update(self.state, one, self.index)
         self.emit("updates", {"model": update if len(updates) == 1 else updates})
         self.emit("values", self.public(dict(self.state)))
 
@@ -665,7 +668,7 @@ class GraphRun(BaseMultiActionAgent):
                 raise self._interrupted(exc, f"{hook}:{index}") from None
             self._close(result)
             self._messages(f"{m.name}.{hook}", result)
-            apply_update(self.state, result)
+            apply_update(self.state, result, self.index)
             self.state.pop("jump_to", None)
             self.emit("updates", {f"{m.name}.{hook}": result})
             if result:
@@ -695,7 +698,8 @@ class GraphRun(BaseMultiActionAgent):
         if last is None or not steps:
             return False
         tools = self.spec.tools
-        ran = ran_tools(steps)  # a reviewer's edit may have run another tool than the call's
+        ids = {c.get("id") for c in last.tool_calls}
+        ran = ran_tools(steps, ids)  # a reviewer's edit may have run another tool than the call's
         ran.update(  # LangChain's rule: the tool a result names (a middleware's redirect)
             {
                 m.tool_call_id: m.name

@@ -11,25 +11,69 @@ from actloop.agents.types import REMOVE_ALL_MESSAGES, Command
 from actloop.messages import AIMessage, BaseMessage, RemoveMessage, ToolMessage
 
 
-def add_messages(left: list[BaseMessage], right: Sequence[Any]) -> list[BaseMessage]:
+class MessageIndex:
+    """A run's state messages with their ids' positions, kept between updates: merging a node's
+    messages then costs those messages, not the history (a 1,000-step run merges twice a step,
+    and rebuilding the index was most of its step). It answers only for the list it was made
+    for, unchanged since (the same object, length and last message); any other list is indexed
+    afresh. `clean`: no AI message in it has invalid tool calls (None: not known)."""
+
+    __slots__ = ("_last", "_messages", "_size", "clean", "where")
+
+    def __init__(self) -> None:
+        self._messages: list[BaseMessage] | None = None
+        self._size = 0
+        self._last: BaseMessage | None = None
+        self.where: dict[str | None, int] = {}
+        self.clean: bool | None = None
+
+    def fits(self, messages: list[BaseMessage]) -> bool:
+        """Whether this indexes `messages` as they are."""
+        return (
+            messages is self._messages
+            and len(messages) == self._size
+            and (not messages or messages[-1] is self._last)
+        )
+
+    def keep(self, messages: list[BaseMessage], where: dict[str | None, int]) -> None:
+        """Index `messages` (whose positions `where` holds) from now on."""
+        self._messages, self._size = messages, len(messages)
+        self._last = messages[-1] if messages else None
+        self.where = where
+
+    def forget(self) -> None:
+        """Index nothing (until `keep`)."""
+        self._messages, self.clean = None, None
+
+
+def add_messages(
+    left: list[BaseMessage], right: Sequence[Any], index: MessageIndex | None = None
+) -> list[BaseMessage]:
     """LangGraph's messages reducer: new ids for messages without one; a message with a known
     id replaces that message, others are appended; a `RemoveMessage` removes its id (or, with
-    `REMOVE_ALL_MESSAGES`, everything before it)."""
+    `REMOVE_ALL_MESSAGES`, everything before it). `index` (a run's) spares re-indexing `left`
+    and is kept for the result."""
     from actloop.chat_models import convert_to_messages
 
     incoming = convert_to_messages(list(right))
     for message in incoming:
         if message.id is None:
             message.id = str(uuid.uuid4())
+    known = index is not None and index.fits(left)
+    clean = index.clean if known and index is not None else None
+    if index is not None:
+        index.forget()  # until the merge is done: an error must not leave it half-updated
     cleared = [i for i, m in enumerate(incoming) if _removes_all(m)]
     if cleared:
         return incoming[cleared[-1] + 1 :]
     merged = list(left)
-    where = {m.id: i for i, m in enumerate(merged)}
+    where = index.where if known and index is not None else {m.id: i for i, m in enumerate(merged)}
     removed: set[str | None] = set()
     for message in incoming:
-        index = where.get(message.id)
-        if index is None:
+        if clean and isinstance(message, AIMessage) and message.invalid_tool_calls:
+            clean = False
+        position = where.get(message.id)
+        if position is None:
             if isinstance(message, RemoveMessage):
                 raise ValueError(
                     f"Attempting to delete a message with an ID that doesn't exist ('{message.id}')"
@@ -40,23 +84,29 @@ def add_messages(left: list[BaseMessage], right: Sequence[Any]) -> list[BaseMess
             removed.add(message.id)
         else:
             removed.discard(message.id)
-            merged[index] = message
-    return [m for m in merged if m.id not in removed] if removed else merged
+            merged[position] = message
+    if removed:
+        return [m for m in merged if m.id not in removed]
+    if index is not None:
+        index.keep(merged, where)
+        index.clean = clean
+    return merged
 
 
 def _removes_all(message: BaseMessage) -> bool:
     return isinstance(message, RemoveMessage) and message.id == REMOVE_ALL_MESSAGES
 
 
-def apply_update(state: dict[str, Any], update: Any) -> None:
-    """Merge a node's update (a dict or a `Command`'s update) into `state`."""
+def apply_update(state: dict[str, Any], update: Any, index: MessageIndex | None = None) -> None:
+    """Merge a node's update (a dict or a `Command`'s update) into `state` (`index`: the run's,
+    see `add_messages`)."""
     if isinstance(update, Command):
         update = update.update
     if not update:
         return
     for key, value in cast("dict[str, Any]", update).items():
         if key == "messages":
-            state["messages"] = add_messages(state.get("messages", []), listed(value))
+            state["messages"] = add_messages(state.get("messages", []), listed(value), index)
         else:
             state[key] = value
 
@@ -120,9 +170,20 @@ def _invalid_call_message(call: Any) -> ToolMessage | None:
     )
 
 
-def patch_invalid_tool_calls(messages: list[BaseMessage]) -> list[BaseMessage]:
+def patch_invalid_tool_calls(
+    messages: list[BaseMessage], index: MessageIndex | None = None
+) -> list[BaseMessage]:
     """`messages` with an error answer after each AI message's invalid tool calls that no
-    tool message answers (LangChain's `_patch_invalid_tool_calls`); always a new list."""
+    tool message answers (LangChain's `_patch_invalid_tool_calls`); always a new list. `index`
+    (the run's) knows, for the state's messages, whether any has invalid calls."""
+    known = index is not None and index.fits(messages)
+    clean = index.clean if known and index is not None else None
+    if clean is None:
+        clean = not any(isinstance(m, AIMessage) and m.invalid_tool_calls for m in messages)
+        if known and index is not None:
+            index.clean = clean
+    if clean:
+        return list(messages)  # the usual history: nothing to answer
     answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
     patched: list[BaseMessage] = []
     for message in messages:
@@ -150,12 +211,18 @@ def turns(steps: list[tuple[Any, Any]]) -> list[list[tuple[Any, Any]]]:
     return groups
 
 
-def ran_tools(steps: list[tuple[Any, Any]]) -> dict[Any, Any]:
-    """The tool each call of `steps` ran, by call id."""
+def ran_tools(steps: list[tuple[Any, Any]], ids: set[Any]) -> dict[Any, Any]:
+    """The tool the latest call of `steps` with each of `ids` ran, by call id: read from the
+    end, stopping once every id is found (the last step's calls, usually), so a long run does
+    not pay for its whole history on every step."""
     ran: dict[Any, Any] = {}
-    for action, _ in steps:
+    for action, _ in reversed(steps):
         tool_input: Any = action.tool_input
         if isinstance(tool_input, dict):
             call = cast("dict[str, Any]", tool_input)
-            ran[call.get("id")] = call.get("name")
+            key = call.get("id")
+            if key in ids and key not in ran:
+                ran[key] = call.get("name")
+                if len(ran) == len(ids):
+                    break
     return ran
