@@ -61,7 +61,14 @@ def actloop_agent(n: int) -> Any:
     from actloop.testing import ScriptedChatModel
     from actloop.tools import tool
 
-    model = ScriptedChatModel([AIMessage(**r) for r in _replies(n)])
+    class Unrecorded(ScriptedChatModel):
+        """Without the test double's per-call log (a copy of every call's messages: O(N^2) in a
+        long run), like LangChain's `GenericFakeChatModel`, which keeps none."""
+
+        def _record(self, messages: Any, stop: Any, kwargs: Any) -> None:
+            return None
+
+    model = Unrecorded([AIMessage(**r) for r in _replies(n)])
     return create_agent(model, [tool(noop)])
 
 
