@@ -166,10 +166,8 @@ class SqliteCheckpointer(BaseCheckpointer):
                     conn.rollback()
                     raise
                 conn.commit()
-            except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
-                raise
             except (sqlite3.DatabaseError, UnicodeEncodeError) as exc:
-                raise self._failure(exc, wait) from exc
+                self._fail(exc, wait)
         finally:
             self._lock.release()
 
@@ -196,6 +194,13 @@ class SqliteCheckpointer(BaseCheckpointer):
                 pass  # it would have waited: nothing was done
         limit = self.bound(timeout)
         return await in_worker(functools.partial(fn, *args, limit), limit, repr(self))
+
+    def _fail(self, exc: sqlite3.DatabaseError | UnicodeEncodeError, wait: float) -> NoReturn:
+        """Raise what a statement raised, as `_failure` names it (an integrity or programming
+        error as it is: the caller's to read)."""
+        if isinstance(exc, (sqlite3.IntegrityError, sqlite3.ProgrammingError)):
+            raise exc
+        raise self._failure(exc, wait) from exc
 
     def _failure(self, exc: sqlite3.DatabaseError | UnicodeEncodeError, wait: float) -> Exception:
         """The CheckpointError naming the file for what SQLite raised (a file still busy after
@@ -635,10 +640,8 @@ class SqliteCheckpointer(BaseCheckpointer):
                     self._busy(conn, wait)
                 if conn.execute(sql, values).rowcount != len(entries):
                     self._not_written(conn, thread_id, entries, lease)
-            except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
-                raise
             except (sqlite3.DatabaseError, UnicodeEncodeError) as exc:
-                raise self._failure(exc, wait) from exc
+                self._fail(exc, wait)
             finally:
                 self._lock.release()
         except sqlite3.IntegrityError as exc:
