@@ -39,6 +39,9 @@ _SETTINGS: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], LoopSettings]] 
     weakref.WeakKeyDictionary()
 )
 _SPECIAL_TOOLS: list[Any] = []
+_COLORS: dict[tuple[str, ...], dict[str, str]] = {}
+_COLORS_KEPT = 64
+"""How many lists of tool names `_colors` keeps (it starts over past that)."""
 
 
 def _special_tools() -> tuple[Any, Any]:
@@ -46,6 +49,18 @@ def _special_tools() -> tuple[Any, Any]:
     if not _SPECIAL_TOOLS:
         _SPECIAL_TOOLS.extend((InvalidTool(), ExceptionTool()))
     return _SPECIAL_TOOLS[0], _SPECIAL_TOOLS[1]
+
+
+def _colors(names: tuple[str, ...]) -> dict[str, str]:
+    """Each tool's colour (LangChain's mapping, green and red left out), kept per list of tool
+    names: a fresh executor with the usual tools (an executor per request) skips the mapping.
+    The mapping is shared and only read (`LoopSettings` turns it into each tool's run keywords)."""
+    colors = _COLORS.get(names)
+    if colors is None:
+        if len(_COLORS) >= _COLORS_KEPT:
+            _COLORS.clear()
+        colors = _COLORS[names] = get_color_mapping(list(names), excluded_colors=["green", "red"])
+    return colors
 
 
 def _settings_key(executor: AgentExecutor) -> tuple[Any, ...]:
@@ -68,13 +83,14 @@ def loop_settings(executor: AgentExecutor) -> LoopSettings:
     if cached is not None and cached[0] == key:
         return cached[1]
     values = executor.agent.return_values
-    names = [tool.name for tool in executor.tools]
+    tools = executor.tools
+    names = tuple([tool.name for tool in tools])
     invalid_tool, exception_tool = _special_tools()
     settings = LoopSettings(
-        tools=dict(zip(names, executor.tools, strict=True)),
+        tools=dict(zip(names, tools)),
         invalid_tool=invalid_tool,
         exception_tool=exception_tool,
-        colors=get_color_mapping(names, excluded_colors=["green", "red"]),
+        colors=_colors(names),
         max_iterations=executor.max_iterations,
         max_execution_time=executor.max_execution_time,
         early_stopping_method=executor.early_stopping_method,
