@@ -365,6 +365,14 @@ class RunManager:
         )
 
 
+def unheard(callbacks: Callbacks, local_callbacks: Callbacks, verbose: bool) -> bool:
+    """True when `configure` would return None at once (no handler given, none around): a
+    caller can skip building the tags and metadata it would pass (an executor's run set-up)."""
+    return callbacks is None and not (
+        local_callbacks or verbose or _global_handlers or context_handlers()
+    )
+
+
 def configure(
     callbacks: Callbacks,
     local_callbacks: Callbacks = None,
