@@ -26,6 +26,7 @@ __all__ = [
     "HAS_FIELDS",
     "config_param",
     "copy_subset_model",
+    "fields_of",
     "function_schema",
     "has_fields",
     "is_model_class",
@@ -52,8 +53,15 @@ def has_fields(model: type[BaseModel]) -> bool:
     """Whether the model declares any field (cached: pydantic's `model_fields` costs ~1 us)."""
     known = HAS_FIELDS.get(model)
     if known is None:
-        known = HAS_FIELDS[model] = bool(model.model_fields)
+        known = HAS_FIELDS[model] = bool(fields_of(model))
     return known
+
+
+def fields_of(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's fields, not copied: pydantic's own mapping, read past its `model_fields`
+    property (a Python-level descriptor and classmethod call, on each fresh tool's first call)."""
+    fields: dict[str, Any] | None = getattr(model, "__pydantic_fields__", None)
+    return fields if fields is not None else model.model_fields
 
 
 def model_fields(model: type[BaseModel]) -> dict[str, Any]:

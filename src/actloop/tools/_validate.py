@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from actloop.tools._schema import model_fields
+from actloop.tools._schema import fields_of, model_fields
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
@@ -91,8 +91,7 @@ def _takes_plain_str(schema: type[BaseModel]) -> bool:
     """True when the schema's first field is a bare `str` (no constraints): any str is valid."""
     plain = _PLAIN_STR.get(schema)
     if plain is None:
-        fields = model_fields(schema)
-        first = next(iter(fields.values()), None)
+        first = next(iter(fields_of(schema).values()), None)
         plain = first is not None and first.annotation is str and not first.metadata
         _PLAIN_STR[schema] = plain
     return plain
