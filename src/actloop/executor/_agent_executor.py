@@ -192,8 +192,9 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
         """Run the agent to the end; returns `{**inputs, **outputs}`. A `Resume` input goes on
         with the saved thread `config["configurable"]["thread_id"]`."""
         config = ensure_config(config)
+        resume: Resume | None = None
         if self.memory is None and type(input) is dict:  # `start_inputs` in short
-            inputs, resume = dict(input), None
+            inputs: dict[str, Any] = dict(input)  # pyright: ignore[reportUnknownArgumentType]
         else:
             inputs, resume = start_inputs(self, input, config)
         run = AgentRun(self, inputs, config, resume=resume)
@@ -222,8 +223,9 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
     ) -> dict[str, Any]:
         """Run the agent to the end on the event loop; returns `{**inputs, **outputs}`."""
         config = ensure_config(config)
+        resume: Resume | None = None
         if self.memory is None and type(input) is dict:  # no coroutines for the inputs
-            inputs, resume = dict(input), None
+            inputs: dict[str, Any] = dict(input)  # pyright: ignore[reportUnknownArgumentType]
         else:
             inputs, resume = await astart_inputs(self, input, config)
         run = AgentRun(self, inputs, config, resume=resume)
