@@ -386,9 +386,9 @@ def configure(
     Returns None when no handler is attached: callers then skip all callback work. Global
     handlers (`add_global_handler`) join the inherited ones.
     """
-    extra = context_handlers()
-    if callbacks is None and not (local_callbacks or verbose or extra or _global_handlers):
+    if unheard(callbacks, local_callbacks, verbose):
         return None
+    extra = context_handlers()
     local_tags: list[str] | None = None
     inherited: list[BaseCallbackHandler]
     if isinstance(callbacks, CallbackManager):

@@ -12,7 +12,7 @@ import inspect
 import types
 import typing
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, TypeVar, Union, get_args, get_origin
 
 from typing_extensions import is_typeddict
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 __all__ = [
+    "CACHED_SCHEMAS",
     "FILTERED_ARGS",
     "HAS_FIELDS",
     "config_param",
@@ -33,6 +34,7 @@ __all__ = [
     "model_fields",
     "model_json_schema",
     "parse_google_docstring",
+    "remember",
 ]
 
 FILTERED_ARGS = ("run_manager", "callbacks")
@@ -45,15 +47,30 @@ def is_model_class(obj: Any) -> bool:
     return isinstance(obj, type) and hasattr(obj, "model_validate") and hasattr(obj, "model_fields")
 
 
+_V = TypeVar("_V")
+
 HAS_FIELDS: dict[type[BaseModel], bool] = {}
 """`has_fields` of each model seen (a tool call reads it before calling `has_fields`)."""
+
+CACHED_SCHEMAS = 256
+"""Schema classes a per-schema cache keeps at most: a tool made per request (`tool(f)` makes a
+new schema class each time) must not keep every class alive. A plain dict, emptied when full,
+because a lookup runs on every tool call (a `WeakKeyDictionary` costs ten times as much)."""
+
+
+def remember(cache: dict[type[BaseModel], _V], schema: type[BaseModel], value: _V) -> _V:
+    """Put `value` in a per-schema cache (emptied first when it holds `CACHED_SCHEMAS`)."""
+    if len(cache) >= CACHED_SCHEMAS:
+        cache.clear()
+    cache[schema] = value
+    return value
 
 
 def has_fields(model: type[BaseModel]) -> bool:
     """Whether the model declares any field (cached: pydantic's `model_fields` costs ~1 us)."""
     known = HAS_FIELDS.get(model)
     if known is None:
-        known = HAS_FIELDS[model] = bool(fields_of(model))
+        known = remember(HAS_FIELDS, model, bool(fields_of(model)))
     return known
 
 
