@@ -365,6 +365,14 @@ class RunManager:
         )
 
 
+def unheard(callbacks: Callbacks, local_callbacks: Callbacks, verbose: bool) -> bool:
+    """True when `configure` would return None at once (no handler given, none around): a
+    caller can skip building the tags and metadata it would pass (an executor's run set-up)."""
+    return callbacks is None and not (
+        local_callbacks or verbose or _global_handlers or context_handlers()
+    )
+
+
 def configure(
     callbacks: Callbacks,
     local_callbacks: Callbacks = None,
@@ -378,9 +386,9 @@ def configure(
     Returns None when no handler is attached: callers then skip all callback work. Global
     handlers (`add_global_handler`) join the inherited ones.
     """
-    extra = context_handlers()
-    if callbacks is None and not (local_callbacks or verbose or extra or _global_handlers):
+    if unheard(callbacks, local_callbacks, verbose):
         return None
+    extra = context_handlers()
     local_tags: list[str] | None = None
     inherited: list[BaseCallbackHandler]
     if isinstance(callbacks, CallbackManager):

@@ -192,7 +192,11 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
         """Run the agent to the end; returns `{**inputs, **outputs}`. A `Resume` input goes on
         with the saved thread `config["configurable"]["thread_id"]`."""
         config = ensure_config(config)
-        inputs, resume = start_inputs(self, input, config)
+        resume: Resume | None = None
+        if self.memory is None and type(input) is dict:  # `start_inputs` in short
+            inputs: dict[str, Any] = dict(input)  # pyright: ignore[reportUnknownArgumentType]
+        else:
+            inputs, resume = start_inputs(self, input, config)
         run = AgentRun(self, inputs, config, resume=resume)
         manager = run.manager
         try:
@@ -219,7 +223,11 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
     ) -> dict[str, Any]:
         """Run the agent to the end on the event loop; returns `{**inputs, **outputs}`."""
         config = ensure_config(config)
-        inputs, resume = await astart_inputs(self, input, config)
+        resume: Resume | None = None
+        if self.memory is None and type(input) is dict:  # no coroutines for the inputs
+            inputs: dict[str, Any] = dict(input)  # pyright: ignore[reportUnknownArgumentType]
+        else:
+            inputs, resume = await astart_inputs(self, input, config)
         run = AgentRun(self, inputs, config, resume=resume)
         manager = run.manager
         try:

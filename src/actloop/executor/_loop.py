@@ -51,9 +51,11 @@ PARSE_ERROR_MESSAGE = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass
 class LoopSettings:
-    """The executor options the loop obeys."""
+    """The executor options the loop obeys; read-only once built (not `frozen=True`: a frozen
+    dataclass sets each field through `object.__setattr__`, half of its build on a fresh
+    executor's first run)."""
 
     tools: dict[str, Any]
     """Tools by name, in the executor's order."""
@@ -189,7 +191,7 @@ class LoopCore:
         self._trims = callable(trim) or (
             isinstance(trim, int) and not isinstance(trim, bool) and trim > 0
         )
-        """Whether plans see trimmed steps (settings are frozen: decided once per run)."""
+        """Whether plans see trimmed steps (settings are read-only: decided once per run)."""
 
     # -- limits --------------------------------------------------------------------------------
 

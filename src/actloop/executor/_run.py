@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from actloop.callbacks import get_color_mapping
-from actloop.callbacks._manager import RunManager, configure
+from actloop.callbacks._manager import RunManager, configure, unheard
 from actloop.exceptions import ConfigurationError, attach_steps
 from actloop.executor._drivers import AsyncDriver, SyncDriver
 from actloop.executor._loop import Event, LoopCore, LoopSettings, LoopState
@@ -39,6 +39,9 @@ _SETTINGS: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], LoopSettings]] 
     weakref.WeakKeyDictionary()
 )
 _SPECIAL_TOOLS: list[Any] = []
+_COLORS: dict[tuple[str, ...], dict[str, str]] = {}
+_COLORS_KEPT = 64
+"""How many lists of tool names `_colors` keeps (it starts over past that)."""
 
 
 def _special_tools() -> tuple[Any, Any]:
@@ -46,6 +49,18 @@ def _special_tools() -> tuple[Any, Any]:
     if not _SPECIAL_TOOLS:
         _SPECIAL_TOOLS.extend((InvalidTool(), ExceptionTool()))
     return _SPECIAL_TOOLS[0], _SPECIAL_TOOLS[1]
+
+
+def _colors(names: tuple[str, ...]) -> dict[str, str]:
+    """Each tool's colour (LangChain's mapping, green and red left out), kept per list of tool
+    names: a fresh executor with the usual tools (an executor per request) skips the mapping.
+    The mapping is shared and only read (`LoopSettings` turns it into each tool's run keywords)."""
+    colors = _COLORS.get(names)
+    if colors is None:
+        if len(_COLORS) >= _COLORS_KEPT:
+            _COLORS.clear()
+        colors = _COLORS[names] = get_color_mapping(list(names), excluded_colors=["green", "red"])
+    return colors
 
 
 def _settings_key(executor: AgentExecutor) -> tuple[Any, ...]:
@@ -68,20 +83,21 @@ def loop_settings(executor: AgentExecutor) -> LoopSettings:
     if cached is not None and cached[0] == key:
         return cached[1]
     values = executor.agent.return_values
-    names = [tool.name for tool in executor.tools]
+    tools = executor.tools
+    names = tuple([tool.name for tool in tools])
     invalid_tool, exception_tool = _special_tools()
-    settings = LoopSettings(
-        tools=dict(zip(names, executor.tools, strict=True)),
-        invalid_tool=invalid_tool,
-        exception_tool=exception_tool,
-        colors=get_color_mapping(names, excluded_colors=["green", "red"]),
-        max_iterations=executor.max_iterations,
-        max_execution_time=executor.max_execution_time,
-        early_stopping_method=executor.early_stopping_method,
-        handle_parsing_errors=executor.handle_parsing_errors,
-        trim_intermediate_steps=executor.trim_intermediate_steps,
-        return_key=values[0] if values else "output",
-        tool_run_kwargs=executor.agent.tool_run_logging_kwargs(),
+    settings = LoopSettings(  # by position, in field order: binding 11 keywords costs twice as much
+        dict(zip(names, tools, strict=False)),  # tools (names are theirs: the same length)
+        invalid_tool,
+        exception_tool,
+        _colors(names),  # colors
+        executor.max_iterations,
+        executor.max_execution_time,
+        executor.early_stopping_method,
+        executor.handle_parsing_errors,
+        executor.trim_intermediate_steps,
+        values[0] if values else "output",  # return_key
+        executor.agent.tool_run_logging_kwargs(),  # tool_run_kwargs
     )
     _SETTINGS[executor] = (key, settings)
     return settings
@@ -92,8 +108,11 @@ def _open_callbacks(
 ) -> RunManager | None:
     """Start the executor's chain run. Like LangChain, `stream`/`iter` runs report
     `name=run_name` (None unless given) and carry the executor's name in `serialized`."""
+    callbacks = config.get("callbacks")
+    if unheard(callbacks, executor.callbacks, executor.verbose):
+        return None
     cm = configure(
-        config.get("callbacks"),
+        callbacks,
         executor.callbacks,
         verbose=executor.verbose,
         tags=list(config.get("tags", ())),

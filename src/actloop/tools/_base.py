@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextvars
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar, cast, overload
 
 from actloop.callbacks._manager import CallbackManager, RunManager, configure
 from actloop.exceptions import ConfigurationError, ToolException
@@ -51,6 +51,31 @@ _CACHED = ("_sync_injection", "_async_injection", "_tool_call_schema", "_sync_ca
 
 
 _FIELDS: dict[type, frozenset[str]] = {}
+_T = TypeVar("_T")
+
+
+class cached(Generic[_T]):
+    """`functools.cached_property` without its lock (3.11 takes an RLock on every first read,
+    a third of the read: a fresh executor's tools read four of these on its first run). The
+    value goes in the instance's `__dict__`; computing it twice in a race does no harm here."""
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> cached[_T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
+    def __get__(self, instance: object, owner: type | None = None) -> _T | cached[_T]:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.func(instance)
+        return value
 
 
 def _public_fields(cls: type) -> frozenset[str]:
@@ -97,6 +122,12 @@ def _inject(
         kwargs["run_manager"] = run
     if wants.callbacks:
         kwargs["callbacks"] = run.get_child() if run is not None else None
+
+
+async def _afailed(run: RunManager | None, exc: BaseException, tool_call_id: str | None) -> None:
+    """An async tool call raised: its handlers hear of it (`on_tool_error`), if it has any."""
+    if run is not None:
+        await run.afire("on_tool_error", exc, tool_call_id=tool_call_id)
 
 
 class BaseTool(Runnable[Any, Any]):
@@ -223,21 +254,21 @@ class BaseTool(Runnable[Any, Any]):
         """The callable whose parameters decide what `arun` injects."""
         return self._arun if type(self)._arun is not BaseTool._arun else self._run
 
-    @functools.cached_property
+    @cached
     def _sync_call(self) -> Callable[..., Any]:
         """What a sync call runs: `_run` (a function tool: its function, one frame less)."""
         return self._run
 
-    @functools.cached_property
+    @cached
     def _async_call(self) -> Callable[..., Any]:
         """What an async call awaits: `_arun` (a function tool: its coroutine function)."""
         return self._arun
 
-    @functools.cached_property
+    @cached
     def _sync_injection(self) -> Injection | None:
         return injection(self._sync_target())
 
-    @functools.cached_property
+    @cached
     def _async_injection(self) -> Injection | None:
         return injection(self._async_target())
 
@@ -374,37 +405,6 @@ class BaseTool(Runnable[Any, Any]):
             return (response, None, "success")
         return self._outcome(response)
 
-    async def _aexecute(
-        self,
-        tool_input: str | dict[str, Any],
-        tool_call_id: str | None,
-        run: RunManager | None,
-        config: RunnableConfig | None,
-        tags: list[str] | None,
-        metadata: dict[str, Any] | None,
-    ) -> Outcome:
-        try:
-            args, kwargs = self._to_args_and_kwargs(tool_input, tool_call_id)
-            wants = self._async_injection
-            if wants is not None:
-                _inject(kwargs, wants, run, config, tags, metadata)
-        except InvalidArguments as exc:
-            return self._invalid(exc)
-        try:
-            if self.timeout is None:
-                response = await self._async_call(*args, **kwargs)
-            else:
-                response = await within(self._async_call(*args, **kwargs), self.timeout)
-        except ToolException as exc:
-            return self._handled(exc)
-        except Deadline:
-            return (timed_out(self.name, self.timeout), None, "error")
-        except NeedsInput as exc:
-            return self._unasked(exc)
-        if self.response_format == "content":
-            return (response, None, "success")
-        return self._outcome(response)
-
     def run(
         self,
         tool_input: str | dict[str, Any],
@@ -457,24 +457,47 @@ class BaseTool(Runnable[Any, Any]):
         tool_call_id: str | None = None,
         **kwargs: Any,
     ) -> Any:
-        """Run the tool (async): `_arun` is awaited; a sync-only tool runs in a worker thread."""
-        manager = None
+        """Run the tool (async): `_arun` is awaited; a sync-only tool runs in a worker thread.
+
+        The call is carried out here (what `_execute` does for `run`), not in a helper coroutine:
+        every async tool call takes this path, and a coroutine layer costs more than the work it
+        would wrap."""
+        run = manager = None
         if callbacks is not None or self.callbacks or verbose or self.verbose:
             manager = self._manager(callbacks, verbose, tags, metadata)
-        if manager is None:
-            outcome = await self._aexecute(tool_input, tool_call_id, None, config, tags, metadata)
-            if tool_call_id is None:
-                return outcome[0]
-            return format_output(outcome, tool_call_id, self.name)
-        run = self._start(manager, tool_input, start_color, run_name, run_id, tool_call_id, kwargs)
-        await run.aflush()
+        if manager is not None:
+            run = self._start(
+                manager, tool_input, start_color, run_name, run_id, tool_call_id, kwargs
+            )
+            await run.aflush()
         try:
-            outcome = await self._aexecute(tool_input, tool_call_id, run, config, tags, metadata)
-            output = format_output(outcome, tool_call_id, self.name)
+            try:
+                args, call_kwargs = self._to_args_and_kwargs(tool_input, tool_call_id)
+                wants = self._async_injection
+                if wants is not None:
+                    _inject(call_kwargs, wants, run, config, tags, metadata)
+            except InvalidArguments as exc:
+                outcome = self._invalid(exc)
+            else:
+                try:
+                    call = self._async_call(*args, **call_kwargs)
+                    response = await (call if self.timeout is None else within(call, self.timeout))
+                except ToolException as exc:
+                    outcome = self._handled(exc)
+                except Deadline:
+                    outcome = (timed_out(self.name, self.timeout), None, "error")
+                except NeedsInput as exc:
+                    outcome = self._unasked(exc)
+                else:
+                    content = self.response_format == "content"
+                    outcome = (response, None, "success") if content else self._outcome(response)
+            plain = run is None and tool_call_id is None  # `format_output`'s first case
+            output = outcome[0] if plain else format_output(outcome, tool_call_id, self.name)
         except BaseException as exc:
-            await run.afire("on_tool_error", exc, tool_call_id=tool_call_id)
+            await _afailed(run, exc, tool_call_id)
             raise
-        await run.afire("on_tool_end", output, color=color, name=self.name, **kwargs)
+        if run is not None:
+            await run.afire("on_tool_end", output, color=color, name=self.name, **kwargs)
         return output
 
     # -- Runnable ----------------------------------------------------------------------------

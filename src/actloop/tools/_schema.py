@@ -12,7 +12,7 @@ import inspect
 import types
 import typing
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, TypeVar, Union, get_args, get_origin
 
 from typing_extensions import is_typeddict
 
@@ -22,16 +22,19 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 __all__ = [
+    "CACHED_SCHEMAS",
     "FILTERED_ARGS",
     "HAS_FIELDS",
     "config_param",
     "copy_subset_model",
+    "fields_of",
     "function_schema",
     "has_fields",
     "is_model_class",
     "model_fields",
     "model_json_schema",
     "parse_google_docstring",
+    "remember",
 ]
 
 FILTERED_ARGS = ("run_manager", "callbacks")
@@ -44,16 +47,38 @@ def is_model_class(obj: Any) -> bool:
     return isinstance(obj, type) and hasattr(obj, "model_validate") and hasattr(obj, "model_fields")
 
 
+_V = TypeVar("_V")
+
 HAS_FIELDS: dict[type[BaseModel], bool] = {}
 """`has_fields` of each model seen (a tool call reads it before calling `has_fields`)."""
+
+CACHED_SCHEMAS = 256
+"""Schema classes a per-schema cache keeps at most: a tool made per request (`tool(f)` makes a
+new schema class each time) must not keep every class alive. A plain dict, emptied when full,
+because a lookup runs on every tool call (a `WeakKeyDictionary` costs ten times as much)."""
+
+
+def remember(cache: dict[type[BaseModel], _V], schema: type[BaseModel], value: _V) -> _V:
+    """Put `value` in a per-schema cache (emptied first when it holds `CACHED_SCHEMAS`)."""
+    if len(cache) >= CACHED_SCHEMAS:
+        cache.clear()
+    cache[schema] = value
+    return value
 
 
 def has_fields(model: type[BaseModel]) -> bool:
     """Whether the model declares any field (cached: pydantic's `model_fields` costs ~1 us)."""
     known = HAS_FIELDS.get(model)
     if known is None:
-        known = HAS_FIELDS[model] = bool(model.model_fields)
+        known = remember(HAS_FIELDS, model, bool(fields_of(model)))
     return known
+
+
+def fields_of(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's fields, not copied: pydantic's own mapping, read past its `model_fields`
+    property (a Python-level descriptor and classmethod call, on each fresh tool's first call)."""
+    fields: dict[str, Any] | None = getattr(model, "__pydantic_fields__", None)
+    return fields if fields is not None else model.model_fields
 
 
 def model_fields(model: type[BaseModel]) -> dict[str, Any]:

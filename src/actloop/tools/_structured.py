@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, overload
 
 from actloop.tools import _schema
-from actloop.tools._base import ArgsSchema, BaseTool
+from actloop.tools._base import ArgsSchema, BaseTool, cached
 from actloop.tools._validate import invalid
 
 __all__ = ["StructuredTool", "Tool", "tool"]
@@ -41,13 +40,13 @@ class _FunctionTool(BaseTool):
     def _sync_target(self) -> Callable[..., Any] | None:
         return self.func
 
-    @functools.cached_property
+    @cached
     def _sync_call(self) -> Callable[..., Any]:
         """The function itself, when `_run` is this class's (it only calls the function)."""
         func = self.func
         return func if func is not None and type(self)._run is _FunctionTool._run else self._run
 
-    @functools.cached_property
+    @cached
     def _async_call(self) -> Callable[..., Any]:
         """The coroutine function itself, when `_arun` is this class's (it only awaits it)."""
         coroutine = self.coroutine

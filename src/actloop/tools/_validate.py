@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from actloop.tools._schema import model_fields
+from actloop.tools._schema import fields_of, model_fields, remember
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
@@ -91,10 +91,9 @@ def _takes_plain_str(schema: type[BaseModel]) -> bool:
     """True when the schema's first field is a bare `str` (no constraints): any str is valid."""
     plain = _PLAIN_STR.get(schema)
     if plain is None:
-        fields = model_fields(schema)
-        first = next(iter(fields.values()), None)
+        first = next(iter(fields_of(schema).values()), None)
         plain = first is not None and first.annotation is str and not first.metadata
-        _PLAIN_STR[schema] = plain
+        remember(_PLAIN_STR, schema, plain)
     return plain
 
 
@@ -113,11 +112,11 @@ def _validated(
 def _filled(schema: type[BaseModel]) -> tuple[tuple[str, bool], ...]:
     """The schema's fields in order, each with whether it is passed even when not given (it has
     a default and is not `args`/`kwargs`); computed once per schema."""
-    found = _FILLED[schema] = tuple(
+    found = tuple(
         (name, name not in ("args", "kwargs") and not field.is_required())
         for name, field in model_fields(schema).items()
     )
-    return found
+    return remember(_FILLED, schema, found)
 
 
 def _parse_json_schema(
