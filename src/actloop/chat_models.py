@@ -351,6 +351,16 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         **kwargs: Any,
     ) -> Iterator[AIMessageChunk]:
         """The reply to `input` as chunks; their sum is the whole reply."""
+        return self._streamed(input, config, stop, kwargs)
+
+    def _streamed(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None,
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+    ) -> Iterator[AIMessageChunk]:
+        """`stream`'s generator, the call's kwargs as a dict (`transform` hands on its own)."""
         config = ensure_config(config)
         messages = convert_to_messages(input)
         run = self._start(messages, config, stop, kwargs)
@@ -417,7 +427,11 @@ class BaseChatModel(Runnable[LanguageModelInput, AIMessage]):
         **kwargs: Any,
     ) -> Iterator[AIMessageChunk]:
         """Wait for the whole upstream input (e.g. a prompt value), then stream the reply."""
-        yield from self.stream(collect_input(chunks), config, **kwargs)
+        if type(self).stream is BaseChatModel.stream and "input" not in kwargs:
+            stop = kwargs.pop("stop", None)  # `kwargs` is this call's own dict
+            yield from self._streamed(collect_input(chunks), config, stop, kwargs)
+        else:
+            yield from self.stream(collect_input(chunks), config, **kwargs)
 
     async def atransform(
         self,

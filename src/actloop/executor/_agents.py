@@ -14,15 +14,17 @@ from typing import Any, cast
 
 from actloop.callbacks import Callbacks
 from actloop.exceptions import OutputParserException
-from actloop.runnables._base import Runnable
+from actloop.runnables._base import Runnable, unpackable
 from actloop.runnables._config import RunnableConfig
 from actloop.steps import AgentAction, AgentActionMessageLog, AgentFinish
 
 __all__ = [
+    "RUNNABLE_PLAN",
     "BaseMultiActionAgent",
     "BaseSingleActionAgent",
     "RunnableAgent",
     "RunnableMultiActionAgent",
+    "plan_with",
 ]
 
 Steps = list[tuple[AgentAction, Any]]
@@ -184,20 +186,15 @@ class _RunnableMixin:
 
     def plan(self, intermediate_steps: Steps, callbacks: Callbacks = None, **kwargs: Any) -> Any:
         """Stream (so model tokens reach callbacks) or invoke the runnable; chunks are added."""
-        inputs = {**kwargs, "intermediate_steps": intermediate_steps}
-        config: RunnableConfig = {"callbacks": callbacks} if callbacks is not None else {}
-        if not self.stream_runnable:
-            return self.runnable.invoke(inputs, config)
-        final: Any = None
-        for chunk in self.runnable.stream(inputs, config):
-            final = chunk if final is None else final + chunk
-        return final
+        kwargs["intermediate_steps"] = intermediate_steps  # `kwargs` is this call's own dict
+        return _planned(self, kwargs, callbacks)
 
     async def aplan(
         self, intermediate_steps: Steps, callbacks: Callbacks = None, **kwargs: Any
     ) -> Any:
         """Async twin of `plan`."""
-        inputs = {**kwargs, "intermediate_steps": intermediate_steps}
+        kwargs["intermediate_steps"] = intermediate_steps
+        inputs = kwargs
         config: RunnableConfig = {"callbacks": callbacks} if callbacks is not None else {}
         if not self.stream_runnable:
             return await self.runnable.ainvoke(inputs, config)
@@ -205,6 +202,35 @@ class _RunnableMixin:
         async for chunk in self.runnable.astream(inputs, config):
             final = chunk if final is None else final + chunk
         return final
+
+
+def _planned(agent: _RunnableMixin, inputs: dict[str, Any], callbacks: Callbacks) -> Any:
+    """`plan`'s call of the agent's runnable on `inputs` (the steps already in)."""
+    config: RunnableConfig = {"callbacks": callbacks} if callbacks is not None else {}
+    if not agent.stream_runnable:
+        return agent.runnable.invoke(inputs, config)
+    final: Any = None
+    for chunk in agent.runnable.stream(inputs, config):
+        final = chunk if final is None else final + chunk
+    return final
+
+
+_PLAN_NAMED = ("self", "intermediate_steps", "callbacks")
+
+
+RUNNABLE_PLAN = _RunnableMixin.plan
+"""A runnable agent's `plan`: an agent whose class keeps it may be planned with `plan_with`."""
+
+
+def plan_with(agent: Any, steps: Steps, callbacks: Callbacks, inputs: dict[str, Any]) -> Any:
+    """`agent.plan(steps, callbacks, **inputs)` for an agent whose `plan` is `RUNNABLE_PLAN` (the
+    sync driver's call each step): its inputs are copied item by item instead, as `**` would
+    copy the dict's key table with a fresh allocation (see `runnables.unpackable`)."""
+    if unpackable(inputs, _PLAN_NAMED):
+        own = dict(inputs.items())
+        own["intermediate_steps"] = steps
+        return _planned(agent, own, callbacks)
+    return agent.plan(steps, callbacks, **inputs)
 
 
 class RunnableAgent(_RunnableMixin, BaseSingleActionAgent):

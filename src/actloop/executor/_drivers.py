@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from actloop.exceptions import OutputParserException
+from actloop.executor._agents import RUNNABLE_PLAN, plan_with
 from actloop.executor._loop import Act, ActTimeout, Done, Event, LoopCore, Plan, Stop, ToolCall
 from actloop.executor._waits import (
     HALTS,
@@ -184,7 +185,11 @@ class SyncDriver(_DriverBase):
             if remaining is None:
                 run = self.run
                 child = run.get_child() if run is not None else None
-                output = self.agent.plan(effect.steps, child, **self.inputs)
+                agent = self.agent
+                if type(agent).plan is RUNNABLE_PLAN:  # pyright: ignore[reportUnknownMemberType]
+                    output = plan_with(agent, effect.steps, child, self.inputs)
+                else:
+                    output = agent.plan(effect.steps, child, **self.inputs)
             else:
                 output = wait_one(self._plan_call, (effect.steps,), remaining)
         except OutputParserException as exc:

@@ -18,12 +18,14 @@ from actloop.prompts._message_templates import (
     HumanMessagePromptTemplate,
     MessagesPlaceholder,
     SystemMessagePromptTemplate,
+    part_messages,
 )
 from actloop.prompts._string import (
     BasePromptTemplate,
     PromptTemplate,
     StringPromptTemplate,
     check_format,
+    passable,
 )
 from actloop.prompts._values import (
     ChatPromptValue,
@@ -104,12 +106,24 @@ class ChatPromptTemplate(BasePromptTemplate):
 
     def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
         """The messages for these variables; placeholders expand to their message lists."""
+        return self._messages(kwargs)
+
+    def _messages(self, kwargs: dict[str, Any]) -> list[BaseMessage]:
+        """`format_messages(**kwargs)` for a `passable` `kwargs`: the merged values go to each
+        part as they are (`part_messages`), not copied by `**` per part."""
         values = self._merge_partials(kwargs)
+        plain = values is kwargs or passable(values)
         out: list[BaseMessage] = []
         for message in self.messages:
             if isinstance(message, BaseMessage):
                 out.append(message)
-            else:
+            elif not plain:
+                out.extend(message.format_messages(**values))
+            elif isinstance(message, BaseMessagePromptTemplate):
+                out.extend(part_messages(message, values))
+            elif type(message).format_messages is ChatPromptTemplate.format_messages:  # nested
+                out.extend(message._messages(values))
+            else:  # a part of another kind (`_to_template` builds a `(class, template)`'s class)
                 out.extend(message.format_messages(**values))
         return out
 
@@ -129,6 +143,16 @@ class ChatPromptTemplate(BasePromptTemplate):
     def format_prompt(self, **kwargs: Any) -> ChatPromptValue:
         """The messages as a `ChatPromptValue`."""
         return ChatPromptValue(self.format_messages(**kwargs))
+
+    def _prompt_value(self, values: dict[str, Any]) -> PromptValue:
+        cls = type(self)
+        if (
+            cls.format_prompt is ChatPromptTemplate.format_prompt
+            and cls.format_messages is ChatPromptTemplate.format_messages
+            and passable(values)
+        ):
+            return ChatPromptValue(self._messages(values))
+        return self.format_prompt(**values)
 
     async def aformat_prompt(self, **kwargs: Any) -> ChatPromptValue:
         """The messages as a `ChatPromptValue` (async)."""

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from typing_extensions import Self
 
 from actloop.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from actloop.messages._record import Record
-from actloop.prompts._string import PromptTemplate, check_format, template_variables
+from actloop.prompts._string import (
+    PromptTemplate,
+    StringPromptTemplate,
+    check_format,
+    prompt_text,
+    template_variables,
+)
 from actloop.prompts._values import convert_to_messages
 
 __all__ = [
@@ -18,6 +24,7 @@ __all__ = [
     "HumanMessagePromptTemplate",
     "MessagesPlaceholder",
     "SystemMessagePromptTemplate",
+    "part_messages",
 ]
 
 
@@ -62,17 +69,21 @@ class MessagesPlaceholder(BaseMessagePromptTemplate):
 
     def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
         """The variable's list, coerced to messages (strings, `(role, text)` pairs, dicts)."""
-        name = self.variable_name
-        value = kwargs.get(name, []) if self.optional else kwargs[name]
-        if not isinstance(value, list):
-            raise ValueError(
-                f"variable {name} should be a list of base messages, "
-                f"got {value} of type {type(value)}"
-            )
-        messages = convert_to_messages(value)  # pyright: ignore[reportUnknownArgumentType]
-        if self.n_messages:
-            messages = messages[-self.n_messages :]
-        return messages
+        return _listed(self, kwargs)
+
+
+def _listed(placeholder: MessagesPlaceholder, kwargs: dict[str, Any]) -> list[BaseMessage]:
+    """`placeholder.format_messages(**kwargs)` of the class's own, `kwargs` read as it is."""
+    name = placeholder.variable_name
+    value = kwargs.get(name, []) if placeholder.optional else kwargs[name]
+    if not isinstance(value, list):
+        raise ValueError(
+            f"variable {name} should be a list of base messages, got {value} of type {type(value)}"
+        )
+    messages = convert_to_messages(value)  # pyright: ignore[reportUnknownArgumentType]
+    if placeholder.n_messages:
+        messages = messages[-placeholder.n_messages :]
+    return messages
 
 
 class _ImageTemplate(Record):
@@ -172,20 +183,7 @@ class _StringMessagePromptTemplate(BaseMessagePromptTemplate):
 
     def format(self, **kwargs: Any) -> BaseMessage:
         """The message for these variables."""
-        if not isinstance(self.prompt, list):
-            return self.message_class(self.prompt.format(**kwargs), additional_kwargs=self._extra())
-        content: list[str | dict[str, Any]] = []
-        for part in self.prompt:
-            inputs = {v: kwargs[v] for v in part.input_variables}
-            if isinstance(part, _ImageTemplate):
-                content.append({"type": "image_url", "image_url": part.format(**inputs)})
-            elif text := part.format(**inputs):
-                content.append({"type": "text", "text": text})
-        return self.message_class(content, additional_kwargs=self._extra())
-
-    def _extra(self) -> dict[str, Any] | None:
-        """A copy of `additional_kwargs` for a new message (None when empty)."""
-        return dict(self.additional_kwargs) if self.additional_kwargs else None
+        return _message(self, kwargs)
 
     async def aformat(self, **kwargs: Any) -> BaseMessage:
         """The message for these variables (async)."""
@@ -194,6 +192,37 @@ class _StringMessagePromptTemplate(BaseMessagePromptTemplate):
     def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
         """The one message for these variables, in a list."""
         return [self.format(**kwargs)]
+
+
+def _message(template: _StringMessagePromptTemplate, kwargs: dict[str, Any]) -> BaseMessage:
+    """`template.format(**kwargs)` of the class's own, `kwargs` read as it is."""
+    prompt = template.prompt
+    extra = dict(template.additional_kwargs) if template.additional_kwargs else None  # a copy
+    if not isinstance(prompt, list):
+        if isinstance(prompt, StringPromptTemplate):  # pyright: ignore[reportUnnecessaryIsInstance]
+            return template.message_class(prompt_text(prompt, kwargs), additional_kwargs=extra)
+        return template.message_class(prompt.format(**kwargs), additional_kwargs=extra)
+    content: list[str | dict[str, Any]] = []
+    for part in prompt:
+        inputs = {v: kwargs[v] for v in part.input_variables}
+        if isinstance(part, _ImageTemplate):
+            content.append({"type": "image_url", "image_url": part.format(**inputs)})
+        elif text := part.format(**inputs):
+            content.append({"type": "text", "text": text})
+    return template.message_class(content, additional_kwargs=extra)
+
+
+def part_messages(part: BaseMessagePromptTemplate, values: dict[str, Any]) -> list[BaseMessage]:
+    """`part.format_messages(**values)` for a chat prompt's `passable` values: actloop's own
+    templates (those not overriding how they format) read `values` as it is, not a copy each."""
+    cls = type(part)
+    if cls.format_messages is _StringMessagePromptTemplate.format_messages:
+        template = cast("_StringMessagePromptTemplate", part)
+        if type(template).format is _StringMessagePromptTemplate.format:
+            return [_message(template, values)]
+    elif cls.format_messages is MessagesPlaceholder.format_messages:
+        return _listed(cast("MessagesPlaceholder", part), values)
+    return part.format_messages(**values)
 
 
 def _part_template(

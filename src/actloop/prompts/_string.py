@@ -9,13 +9,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from string import Formatter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from typing_extensions import Self
 
 from actloop.messages._record import Record
 from actloop.prompts._values import PromptValue, StringPromptValue, troubleshooting
-from actloop.runnables._base import Runnable
+from actloop.runnables._base import Runnable, unpackable
+from actloop.runnables._compose import AddableDict
 from actloop.runnables._config import RunnableConfig
 
 if TYPE_CHECKING:
@@ -26,10 +27,28 @@ __all__ = [
     "PromptTemplate",
     "StringPromptTemplate",
     "check_format",
+    "passable",
+    "prompt_text",
     "template_variables",
 ]
 
 _INVALID = "INVALID_PROMPT_INPUT"
+_SELF = ("self",)
+
+
+def passable(values: dict[str, Any]) -> bool:
+    """Whether a prompt may hand `values` down its layers as it is instead of `**values` at each
+    (a copy per layer, see `unpackable`): a plain dict (or an `AddableDict`) whose keys are
+    strings other than `self`, so every `**values` would succeed and give the same mapping."""
+    return (type(values) is dict or type(values) is AddableDict) and unpackable(values, _SELF)
+
+
+def prompt_text(prompt: StringPromptTemplate, values: dict[str, Any]) -> str:
+    """`prompt.format(**values)` for `passable` values: a `PromptTemplate` with its own `format`
+    and no partials formats from `values` as it is."""
+    if type(prompt).format is PromptTemplate.format and not prompt.partial_variables:
+        return cast("PromptTemplate", prompt).template.format_map(values)
+    return prompt.format(**values)
 
 
 class BasePromptTemplate(Record, Runnable[dict[str, Any], PromptValue]):
@@ -76,7 +95,12 @@ class BasePromptTemplate(Record, Runnable[dict[str, Any], PromptValue]):
         return new
 
     def _invoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> PromptValue:
-        return self.format_prompt(**self._validate_input(input))
+        return self._prompt_value(self._validate_input(input))
+
+    def _prompt_value(self, values: dict[str, Any]) -> PromptValue:
+        """`format_prompt(**values)`; actloop's own prompts format from `values` as it is when
+        it is `passable` (and `format_prompt` is theirs)."""
+        return self.format_prompt(**values)
 
     async def _ainvoke(self, input: Any, config: RunnableConfig, **kwargs: Any) -> PromptValue:
         return await self.aformat_prompt(**self._validate_input(input))
@@ -162,6 +186,11 @@ class StringPromptTemplate(BasePromptTemplate):
     def format_prompt(self, **kwargs: Any) -> PromptValue:
         """The formatted text as a `StringPromptValue`."""
         return StringPromptValue(self.format(**kwargs))
+
+    def _prompt_value(self, values: dict[str, Any]) -> PromptValue:
+        if type(self).format_prompt is StringPromptTemplate.format_prompt and passable(values):
+            return StringPromptValue(prompt_text(self, values))
+        return self.format_prompt(**values)
 
     def format(self, **kwargs: Any) -> str:
         """The formatted text."""

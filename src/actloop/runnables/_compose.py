@@ -33,7 +33,7 @@ class AddableDict(dict[str, Any]):
     """A dict whose `+` merges keys, adding the values of keys present in both."""
 
     def __add__(self, other: Mapping[str, Any]) -> AddableDict:
-        out = AddableDict(self)
+        out = AddableDict(self.items())  # not `AddableDict(self)`: see `_one`
         for key, value in other.items():
             if key in out and out[key] is not None and value is not None:
                 try:
@@ -46,6 +46,16 @@ class AddableDict(dict[str, Any]):
 
     def __radd__(self, other: Mapping[str, Any]) -> AddableDict:
         return AddableDict(other) + self
+
+
+def _one(key: str, value: Any) -> AddableDict:
+    """`AddableDict({key: value})` without the literal: a dict built from another dict clones the
+    other's key table with a fresh allocation, which CPython keeps on its dict-keys free list once
+    either dict is gone (a copy per chunk fills that list in a few agent steps); filled item by
+    item, a dict takes its table from that list."""
+    out = AddableDict()
+    out[key] = value
+    return out
 
 
 def _tagged(config: RunnableConfig, tag: str) -> RunnableConfig:
@@ -270,14 +280,14 @@ class RunnableParallel(_MergedWhenQuiet, Runnable[Any, dict[str, Any]]):
     def _stream(self, input: Any, config: RunnableConfig, **kwargs: Any) -> Iterator[Any]:
         for key, step in self.steps__.items():
             for chunk in step.stream(input, _tagged(config, f"map:key:{key}")):
-                yield AddableDict({key: chunk})
+                yield _one(key, chunk)
 
     async def _astream(
         self, input: Any, config: RunnableConfig, **kwargs: Any
     ) -> AsyncIterator[Any]:
         for key, step in self.steps__.items():
             async for chunk in step.astream(input, _tagged(config, f"map:key:{key}")):
-                yield AddableDict({key: chunk})
+                yield _one(key, chunk)
 
     _fast_guard = (
         "astream",
@@ -293,11 +303,11 @@ class RunnableParallel(_MergedWhenQuiet, Runnable[Any, dict[str, Any]]):
         out: Any = NOTHING
         for key, step in self.steps__.items():  # `_tagged` leaves this config as is
             if step._fast and step._fast_single:
-                piece = AddableDict({key: await step._afast_merged(input, config, {})})
+                piece = _one(key, await step._afast_merged(input, config, {}))
                 out = piece if out is NOTHING else add_chunks(out, piece)
                 continue
             async for chunk in step.astream(input, config):
-                piece = AddableDict({key: chunk})
+                piece = _one(key, chunk)
                 out = piece if out is NOTHING else add_chunks(out, piece)
         return out
 
@@ -487,7 +497,8 @@ class RunnableAssign(_MergedWhenQuiet, Runnable[dict[str, Any], dict[str, Any]])
 
     def _passthrough(self, input: Any) -> AddableDict:
         _require_dict(input)
-        return AddableDict({k: v for k, v in input.items() if k not in self.mapper.steps__})
+        computed = self.mapper.steps__
+        return AddableDict((k, v) for k, v in input.items() if k not in computed)  # see `_one`
 
     def _transform(
         self, chunks: Iterator[Any], config: RunnableConfig, **kwargs: Any
