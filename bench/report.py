@@ -104,11 +104,11 @@ class Doc:
         mine = [self.ref(workload, p, 1e6 / int(p)) for p in present]
         small = [w for p, w in zip(present, mine, strict=True) if w is not None and int(p) < 100]
         big = [w for p, w in zip(present, mine, strict=True) if w is not None and int(p) >= 100]
+        worst_v = max((w for w in mine if w is not None), default=None)
         if goal_key.startswith("loop") and small and big:
             line = _goal(max(big), GOALS[goal_key], "µs/step", "N ≥ 100") + " "
             line += _goal(max(small), GOALS["loop_small"], "µs/step", "N < 100")
         else:
-            worst_v = max((w for w in mine if w is not None), default=None)
             line = _goal(worst_v, GOALS[goal_key], "µs/step", "every N")
         if worst_v is not None and len(present) > 1:
             each = ", ".join(

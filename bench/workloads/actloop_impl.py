@@ -55,7 +55,15 @@ class _LazyApi(SimpleNamespace):
     def __getattr__(self, name: str) -> Any:
         if name == "make_chat_model":
             scripted = _find("ScriptedChatModel")
-            value: Any = lambda responses: scripted(responses=responses)  # noqa: E731
+
+            class Unrecorded(scripted):  # type: ignore[misc,valid-type]
+                """Without the test double's per-call log (a copy of each call's messages and
+                options), like the reference's scripted model (langchain_ref), which keeps none."""
+
+                def _record(self, messages: Any, stop: Any, kwargs: Any) -> None:
+                    return None
+
+            value: Any = lambda responses: Unrecorded(responses=responses)  # noqa: E731
         else:
             value = _find(name)
         setattr(self, name, value)
