@@ -46,6 +46,11 @@ class MessageIndex:
         self._messages, self.clean = None, None
 
 
+def _fitting(index: MessageIndex | None, messages: list[BaseMessage]) -> MessageIndex | None:
+    """`index` when it indexes `messages` as they are, else None."""
+    return index if index is not None and index.fits(messages) else None
+
+
 def add_messages(
     left: list[BaseMessage], right: Sequence[Any], index: MessageIndex | None = None
 ) -> list[BaseMessage]:
@@ -59,15 +64,15 @@ def add_messages(
     for message in incoming:
         if message.id is None:
             message.id = str(uuid.uuid4())
-    known = index is not None and index.fits(left)
-    clean = index.clean if known and index is not None else None
+    fitted = _fitting(index, left)
+    clean = fitted.clean if fitted is not None else None
     if index is not None:
         index.forget()  # until the merge is done: an error must not leave it half-updated
     cleared = [i for i, m in enumerate(incoming) if _removes_all(m)]
     if cleared:
         return incoming[cleared[-1] + 1 :]
     merged = list(left)
-    where = index.where if known and index is not None else {m.id: i for i, m in enumerate(merged)}
+    where = fitted.where if fitted is not None else {m.id: i for i, m in enumerate(merged)}
     removed: set[str | None] = set()
     for message in incoming:
         if clean and isinstance(message, AIMessage) and message.invalid_tool_calls:
@@ -176,12 +181,12 @@ def patch_invalid_tool_calls(
     """`messages` with an error answer after each AI message's invalid tool calls that no
     tool message answers (LangChain's `_patch_invalid_tool_calls`); always a new list. `index`
     (the run's) knows, for the state's messages, whether any has invalid calls."""
-    known = index is not None and index.fits(messages)
-    clean = index.clean if known and index is not None else None
+    fitted = _fitting(index, messages)
+    clean = fitted.clean if fitted is not None else None
     if clean is None:
         clean = not any(isinstance(m, AIMessage) and m.invalid_tool_calls for m in messages)
-        if known and index is not None:
-            index.clean = clean
+        if fitted is not None:
+            fitted.clean = clean
     if clean:
         return list(messages)  # the usual history: nothing to answer
     answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
