@@ -129,10 +129,10 @@ class SqliteCheckpointer(BaseCheckpointer):
         """`_forks` when the connection was opened: it is used only in the process that opened
         it (a child after `fork` opens its own)."""
         self._busy_ms = -1
+        """The connection's busy timeout now (set per call, to that call's bound)."""
         self._busy_wait = -1.0
         """The `wait` the busy timeout was last set for (a journal write skips `_busy` when its
         wait is the same)."""
-        """The connection's busy timeout now (set per call, to that call's bound)."""
 
     def __repr__(self) -> str:
         return f"SqliteCheckpointer({str(self.path)!r})"
