@@ -353,6 +353,13 @@ class Doc:
                 f"{v['replay']:.1f} µs per replayed step, {v['bytes_per_step']:.0f} B per step.",
                 "",
             )
+            if "sqlite_commit" in v:
+                self.add(
+                    f"Floors, the same entries written again back to back: the store's "
+                    f"`append_all` {v['store_write']:.1f} µs/step, SQLite's own INSERT of them "
+                    f"{v['sqlite_commit']:.1f} µs/step.",
+                    "",
+                )
         else:
             self.add(f"Not run: {_why(c)}.", "")
 
