@@ -32,6 +32,7 @@ from actloop.agents._tool_node import ToolNode
 from actloop.agents.middleware.types import AgentMiddleware, Runtime, overrides
 from actloop.agents.middleware.types import can_jump_to as _get_can_jump_to
 from actloop.messages import SystemMessage
+from actloop.runnables._halts import HALTS
 
 __all__ = ["CompiledAgent", "create_agent"]
 
@@ -317,7 +318,9 @@ class CompiledAgent:
         """LangGraph's `stream`: chunks of the `stream_mode`s ("values", "updates", "messages",
         "custom"; default "updates"), `(mode, chunk)` pairs when a list of modes is given, with
         the namespace first when `subgraphs` (`_subgraphs`: sub-agents that tools run stream
-        too). The run goes on a worker thread so chunks arrive as they happen."""
+        too). The run goes on a worker thread so chunks arrive as they happen; closing the stream
+        early (a `break`) halts it, as LangGraph's stops: it starts no model call or tool after
+        (one already running finishes)."""
         import contextvars
         import queue
         import threading
@@ -336,21 +339,30 @@ class CompiledAgent:
         _listen(call.run, modes, put)
         call.outer = _subgraphs.top(modes, put) if subgraphs else None
 
+        halt = threading.Event()
+
         def work() -> None:
+            HALTS.set((*HALTS.get(), halt))  # the drivers test it before each model call and tool
             try:
                 chunks.put((_DONE, self._finish(call.invoke_sync(), turn, call.run)))
             except BaseException as exc:
                 chunks.put((_DONE, exc))
 
         context_copy = contextvars.copy_context()
-        threading.Thread(target=context_copy.run, args=(work,), daemon=True).start()
-        while True:
-            mode, payload = chunks.get()
-            if mode is _DONE:
-                for chunk in _ending(payload, modes, True, call.run.paused):
-                    yield _subgraphs.chunk("updates", chunk, single, subgraphs)
-                return
-            yield _subgraphs.chunk(mode, payload, single, subgraphs)
+        worker = threading.Thread(
+            target=context_copy.run, args=(work,), name="actloop-stream", daemon=True
+        )
+        worker.start()
+        try:
+            while True:
+                mode, payload = chunks.get()
+                if mode is _DONE:
+                    for chunk in _ending(payload, modes, True, call.run.paused):
+                        yield _subgraphs.chunk("updates", chunk, single, subgraphs)
+                    return
+                yield _subgraphs.chunk(mode, payload, single, subgraphs)
+        finally:
+            halt.set()  # no-op once the run ended; else the reader left: the run starts nothing
 
     async def astream(
         self,
