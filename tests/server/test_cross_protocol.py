@@ -67,7 +67,7 @@ async def a2a(url: str) -> AsyncIterator[A2AClient]:
 
 async def ask_over_mcp(url: str, arguments: dict[str, Any]) -> tuple[str, Any]:
     """Call the `agent` tool with the official MCP client: its text and structured content."""
-    async with httpx2.AsyncClient(headers=AUTH) as transport:
+    async with httpx2.AsyncClient(headers=AUTH, timeout=30) as transport:
         streams = streamable_http_client(f"{url}/mcp", http_client=transport)
         async with McpClient(streams) as client:
             result = await client.call_tool("agent", arguments)

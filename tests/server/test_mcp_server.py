@@ -105,7 +105,7 @@ async def http(served: Served) -> AsyncIterator[httpx.AsyncClient]:
 @asynccontextmanager
 async def connect(url: str, mode: str = "auto") -> AsyncIterator[Client]:
     """The official client on `url`/mcp with the bearer token, in the given era."""
-    transport = httpx2.AsyncClient(headers=AUTH)
+    transport = httpx2.AsyncClient(headers=AUTH, timeout=30)
     async with transport:
         streams = streamable_http_client(f"{url}/mcp", http_client=transport)
         async with Client(streams, mode=mode) as client:
