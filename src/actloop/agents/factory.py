@@ -355,12 +355,10 @@ class CompiledAgent:
         worker.start()
         try:
             while True:
-                mode, payload = chunks.get()
-                if mode is _DONE:
-                    for chunk in _ending(payload, modes, True, call.run.paused):
-                        yield _subgraphs.chunk("updates", chunk, single, subgraphs)
+                out, done = _emitted(chunks.get(), modes, single, subgraphs, call.run)
+                yield from out
+                if done:
                     return
-                yield _subgraphs.chunk(mode, payload, single, subgraphs)
         finally:
             halt.set()  # no-op once the run ended; else the reader left: the run starts nothing
 
@@ -399,12 +397,11 @@ class CompiledAgent:
         task = asyncio.ensure_future(work())
         try:
             while True:
-                mode, payload = await chunks.get()
-                if mode is _DONE:
-                    for chunk in _ending(payload, modes, True, call.run.paused):
-                        yield _subgraphs.chunk("updates", chunk, single, subgraphs)
+                out, done = _emitted(await chunks.get(), modes, single, subgraphs, call.run)
+                for chunk in out:
+                    yield chunk
+                if done:
                     return
-                yield _subgraphs.chunk(mode, payload, single, subgraphs)
         finally:
             if not task.done():
                 task.cancel()
@@ -485,6 +482,18 @@ def _ending(outcome: Any, modes: tuple[str, ...], single: bool, static: bool) ->
     if (interrupts or static) and "updates" in modes:
         chunk = {"__interrupt__": tuple(interrupts or ())}
         yield chunk if single else ("updates", chunk)
+
+
+def _emitted(
+    item: tuple[Any, Any], modes: tuple[str, ...], single: bool, subgraphs: bool, run: GraphRun
+) -> tuple[list[Any], bool]:
+    """What a stream yields for one item of its run's queue, and whether the run is over (its
+    outcome: the closing chunks, or the error it raises)."""
+    mode, payload = item
+    if mode is _DONE:
+        ending = _ending(payload, modes, True, run.paused)
+        return [_subgraphs.chunk("updates", chunk, single, subgraphs) for chunk in ending], True
+    return [_subgraphs.chunk(mode, payload, single, subgraphs)], False
 
 
 def _listed(value: Any) -> list[Any]:
