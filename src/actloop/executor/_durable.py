@@ -297,7 +297,7 @@ class DurableRun:
         with self._lock:
             entries, self._unwritten = self._unwritten, []
         if entries:
-            yield from self._append_all(entries)
+            yield self._appending(entries)
 
     def send(self, result: Any) -> None:
         """Report the result of the loop's last effect; a plan or stop the core accepts, and a
@@ -445,11 +445,7 @@ class DurableRun:
             if self._tracks:
                 self._unsaved[act, index] = call.action.tool
         entries.append(entry)
-        lease = {"lease": self.lease}
-        if len(entries) == 1:
-            write = StoreCall("append", (self.thread_id, entry), lease)
-        else:
-            write = StoreCall("append_all", (self.thread_id, entries), lease)
+        write = self._appending(entries)
         return self._tracked(act, index, write) if self._tracks else write
 
     def _tracked(self, act: int, index: int, write: StoreCall) -> Ops[None]:
@@ -562,13 +558,14 @@ class DurableRun:
             yield from self._append(entry)
 
     def _append(self, entry: JournalEntry) -> Ops[None]:
-        yield StoreCall("append", (self.thread_id, entry), {"lease": self.lease})
+        yield self._appending([entry])
 
-    def _append_all(self, entries: list[JournalEntry]) -> Ops[None]:
+    def _appending(self, entries: list[JournalEntry]) -> StoreCall:
+        """The store call writing `entries` in one transaction, under the run's lease."""
+        lease = {"lease": self.lease}
         if len(entries) == 1:
-            yield from self._append(entries[0])
-        else:
-            yield StoreCall("append_all", (self.thread_id, entries), {"lease": self.lease})
+            return StoreCall("append", (self.thread_id, entries[0]), lease)
+        return StoreCall("append_all", (self.thread_id, entries), lease)
 
 
 def _nothing() -> Ops[None]:
