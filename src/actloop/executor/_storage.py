@@ -45,8 +45,7 @@ def carry(store: BaseCheckpointer, ops: Ops[_T] | StoreCall, bound: Bound) -> _T
     (None: the store's own timeout); send `ops` the result (or throw the error in); return its
     value. A lone `StoreCall` (a step's one write, `Writes`) is made directly."""
     if isinstance(ops, StoreCall):
-        timeout = None if bound is None else bound()
-        return getattr(store, ops.method)(*ops.args, timeout=timeout, **ops.kwargs)
+        return _made(store, ops, bound)
     value: Any = None
     error: Exception | None = None
     while True:
@@ -56,8 +55,7 @@ def carry(store: BaseCheckpointer, ops: Ops[_T] | StoreCall, bound: Bound) -> _T
             return stop.value
         value, error = None, None
         try:
-            timeout = None if bound is None else bound()
-            value = getattr(store, call.method)(*call.args, timeout=timeout, **call.kwargs)
+            value = _made(store, call, bound)
         except Exception as exc:
             error = exc
 
@@ -65,8 +63,7 @@ def carry(store: BaseCheckpointer, ops: Ops[_T] | StoreCall, bound: Bound) -> _T
 async def acarry(store: BaseCheckpointer, ops: Ops[_T] | StoreCall, bound: Bound) -> _T:
     """Async twin of `carry`: awaits the store's async twin of each call."""
     if isinstance(ops, StoreCall):
-        timeout = None if bound is None else bound()
-        return await getattr(store, "a" + ops.method)(*ops.args, timeout=timeout, **ops.kwargs)
+        return await _made(store, ops, bound, "a")
     value: Any = None
     error: Exception | None = None
     while True:
@@ -75,12 +72,17 @@ async def acarry(store: BaseCheckpointer, ops: Ops[_T] | StoreCall, bound: Bound
         except StopIteration as stop:
             return stop.value
         value, error = None, None
-        method = getattr(store, "a" + call.method)
         try:
-            timeout = None if bound is None else bound()
-            value = await method(*call.args, timeout=timeout, **call.kwargs)
+            value = await _made(store, call, bound, "a")
         except Exception as exc:
             error = exc
+
+
+def _made(store: BaseCheckpointer, call: StoreCall, bound: Bound, twin: str = "") -> Any:
+    """Make `call` with the store's method (its async twin with `twin="a"`: the awaitable is
+    returned), bounded by `bound()` seconds (None: the store's own timeout)."""
+    timeout = None if bound is None else bound()
+    return getattr(store, twin + call.method)(*call.args, timeout=timeout, **call.kwargs)
 
 
 class SyncStore:
