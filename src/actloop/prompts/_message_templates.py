@@ -11,7 +11,6 @@ from actloop.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from actloop.messages._record import Record
 from actloop.prompts._string import (
     PromptTemplate,
-    StringPromptTemplate,
     check_format,
     prompt_text,
     template_variables,
@@ -198,10 +197,8 @@ def _message(template: _StringMessagePromptTemplate, kwargs: dict[str, Any]) -> 
     """`template.format(**kwargs)` of the class's own, `kwargs` read as it is."""
     prompt = template.prompt
     extra = dict(template.additional_kwargs) if template.additional_kwargs else None  # a copy
-    if not isinstance(prompt, list):
-        if isinstance(prompt, StringPromptTemplate):  # pyright: ignore[reportUnnecessaryIsInstance]
-            return template.message_class(prompt_text(prompt, kwargs), additional_kwargs=extra)
-        return template.message_class(prompt.format(**kwargs), additional_kwargs=extra)
+    if not isinstance(prompt, list):  # `prompt_text` formats any other prompt with `**kwargs`
+        return template.message_class(prompt_text(prompt, kwargs), additional_kwargs=extra)
     content: list[str | dict[str, Any]] = []
     for part in prompt:
         inputs = {v: kwargs[v] for v in part.input_variables}
