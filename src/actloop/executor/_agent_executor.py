@@ -163,6 +163,13 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
 
         return await aload_into(self.memory, inputs)
 
+    def _plain_inputs(self, input: Any) -> dict[str, Any] | None:
+        """`start_inputs` in short, for the usual input: a dict to an executor without memory
+        (what `prep_inputs` would only copy); None for any other (`start_inputs` takes it)."""
+        if self.memory is None and type(input) is dict:
+            return dict(cast("dict[str, Any]", input))
+        return None
+
     def _as_dict(self, input: Any) -> dict[str, Any]:
         if isinstance(input, dict):
             return dict(cast("dict[str, Any]", input))
@@ -193,9 +200,8 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
         with the saved thread `config["configurable"]["thread_id"]`."""
         config = ensure_config(config)
         resume: Resume | None = None
-        if self.memory is None and type(input) is dict:  # `start_inputs` in short
-            inputs: dict[str, Any] = dict(input)  # pyright: ignore[reportUnknownArgumentType]
-        else:
+        inputs = self._plain_inputs(input)
+        if inputs is None:
             inputs, resume = start_inputs(self, input, config)
         run = AgentRun(self, inputs, config, resume=resume)
         manager = run.manager
@@ -224,9 +230,8 @@ class AgentExecutor(ChainCallAPI, Runnable[dict[str, Any], dict[str, Any]]):
         """Run the agent to the end on the event loop; returns `{**inputs, **outputs}`."""
         config = ensure_config(config)
         resume: Resume | None = None
-        if self.memory is None and type(input) is dict:  # no coroutines for the inputs
-            inputs: dict[str, Any] = dict(input)  # pyright: ignore[reportUnknownArgumentType]
-        else:
+        inputs = self._plain_inputs(input)
+        if inputs is None:  # no coroutine for a plain input
             inputs, resume = await astart_inputs(self, input, config)
         run = AgentRun(self, inputs, config, resume=resume)
         manager = run.manager
