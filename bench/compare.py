@@ -125,13 +125,11 @@ def _loop_executor(n: int, **kw: Any) -> Any:
 
 def _unrecorded_model(responses: list[Any]) -> Any:
     """A `ScriptedChatModel` without its per-call log (`.calls` stays empty), as a real model."""
+    from workloads.common import unrecorded
+
     from actloop.testing import ScriptedChatModel
 
-    class UnrecordedChatModel(ScriptedChatModel):
-        def _record(self, messages: Any, stop: Any, kwargs: Any) -> None:
-            return None
-
-    return UnrecordedChatModel(responses=responses)
+    return unrecorded(ScriptedChatModel)(responses=responses)
 
 
 def _agent_executor(n: int, record: bool = True) -> Any:

@@ -56,19 +56,14 @@ def langchain_agent(n: int) -> Any:
 
 
 def actloop_agent(n: int) -> Any:
+    from workloads.common import unrecorded
+
     from actloop.agents import create_agent
     from actloop.messages import AIMessage
     from actloop.testing import ScriptedChatModel
     from actloop.tools import tool
 
-    class Unrecorded(ScriptedChatModel):
-        """Without the test double's per-call log (a copy of every call's messages: O(N^2) in a
-        long run), like LangChain's `GenericFakeChatModel`, which keeps none."""
-
-        def _record(self, messages: Any, stop: Any, kwargs: Any) -> None:
-            return None
-
-    model = Unrecorded([AIMessage(**r) for r in _replies(n)])
+    model = unrecorded(ScriptedChatModel)([AIMessage(**r) for r in _replies(n)])
     return create_agent(model, [tool(noop)])
 
 

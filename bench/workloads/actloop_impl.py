@@ -18,7 +18,7 @@ if getattr(actloop, "__file__", None) is None:
     raise ImportError("actloop is only a namespace package so far (no actloop/__init__.py)")
 
 from workloads import _lc_style as lc
-from workloads.common import now
+from workloads.common import now, unrecorded
 
 UNSUPPORTED: dict[str, str] = {}
 NOTES = {"stream": "AgentExecutor.stream(): first chunk (the first `actions` chunk)"}
@@ -54,16 +54,8 @@ class _LazyApi(SimpleNamespace):
 
     def __getattr__(self, name: str) -> Any:
         if name == "make_chat_model":
-            scripted = _find("ScriptedChatModel")
-
-            class Unrecorded(scripted):  # type: ignore[misc,valid-type]
-                """Without the test double's per-call log (a copy of each call's messages and
-                options), like the reference's scripted model (langchain_ref), which keeps none."""
-
-                def _record(self, messages: Any, stop: Any, kwargs: Any) -> None:
-                    return None
-
-            value: Any = lambda responses: Unrecorded(responses=responses)  # noqa: E731
+            model = unrecorded(_find("ScriptedChatModel"))  # as langchain_ref's keeps no log
+            value: Any = lambda responses: model(responses=responses)  # noqa: E731
         else:
             value = _find(name)
         setattr(self, name, value)

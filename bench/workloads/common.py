@@ -20,6 +20,7 @@ The main import of each library, timed in a fresh process, is in ``workloads.IMP
 from __future__ import annotations
 
 import time
+from typing import Any
 
 SYSTEM_PROMPT = "You are a helpful assistant."
 HUNG_LIMIT = 0.5  # max_execution_time for the hung-tool workload
@@ -52,3 +53,15 @@ def expect(cond: bool, what: str) -> None:
 
 def now() -> float:
     return time.perf_counter()
+
+
+def unrecorded(scripted: type[Any]) -> type[Any]:
+    """A subclass of `scripted` (actloop's `ScriptedChatModel`) without the test double's
+    per-call log: a copy of every call's messages and options, O(N^2) over a long run. Real
+    models and the references' scripted models (LangChain's `GenericFakeChatModel`) keep none."""
+
+    class Unrecorded(scripted):  # type: ignore[misc,valid-type]
+        def _record(self, messages: Any, stop: Any, kwargs: Any) -> None:
+            return None
+
+    return Unrecorded
